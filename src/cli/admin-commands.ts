@@ -1,0 +1,147 @@
+import type { Command } from 'commander';
+import {
+  addDomain,
+  addLocalInbox,
+  addUser,
+  createKey,
+  domainView,
+  inboxView,
+  keyView,
+  removeDomain,
+  removeInbox,
+  removeUser,
+  requireUser,
+  revokeKey,
+} from '../mailbox/admin.js';
+import { withDeps } from './admin-context.js';
+import { print, table } from './output.js';
+
+interface Common {
+  json?: boolean;
+  dataDir?: string;
+}
+
+const common = (cmd: Command) =>
+  cmd
+    .option('--json', 'machine-readable output')
+    .option('--data-dir <dir>', 'data directory (MAILROOM_DATA_DIR)');
+
+export function registerAdminCommands(program: Command): void {
+  const domain = program.command('domain').description('hosted domains');
+  common(
+    domain
+      .command('add <domain>')
+      .description('host a domain; generates its DKIM key and prints the DNS records'),
+  ).action((name: string, o: Common) =>
+    withDeps(o.dataDir, (deps) => {
+      const view = domainView(addDomain(deps, name), deps.config.hostname);
+      print(!!o.json, { domain: view }, () =>
+        [
+          `domain ${view.name} added. Publish these DNS records:`,
+          table(view.dnsRecords, ['type', 'name', 'value']),
+        ].join('\n'),
+      );
+    }),
+  );
+  common(domain.command('list').description('list hosted domains')).action((o: Common) =>
+    withDeps(o.dataDir, (deps) => {
+      const domains = deps.store.domains.list().map((d) => domainView(d, deps.config.hostname));
+      print(!!o.json, { domains }, () => table(domains, ['name', 'created_at']));
+    }),
+  );
+  common(domain.command('remove <domain>').description('stop hosting a domain')).action(
+    (name: string, o: Common) =>
+      withDeps(o.dataDir, (deps) => {
+        removeDomain(deps, name);
+        print(!!o.json, { deleted: true }, () => `domain ${name} removed`);
+      }),
+  );
+
+  const user = program.command('user').description('users own inboxes, labels, webhooks and API keys');
+  common(user.command('add <name>').description('create a user')).action((name: string, o: Common) =>
+    withDeps(o.dataDir, (deps) => {
+      const row = addUser(deps, name);
+      print(!!o.json, { user: row }, () => `user ${row.name} added (id ${row.id})`);
+    }),
+  );
+  common(user.command('list').description('list users')).action((o: Common) =>
+    withDeps(o.dataDir, (deps) => {
+      const users = deps.store.users.list();
+      print(!!o.json, { users }, () => table(users, ['id', 'name', 'created_at']));
+    }),
+  );
+  common(user.command('remove <name>').description('remove a user and everything it owns')).action(
+    (name: string, o: Common) =>
+      withDeps(o.dataDir, (deps) => {
+        removeUser(deps, name);
+        print(!!o.json, { deleted: true }, () => `user ${name} removed`);
+      }),
+  );
+
+  const key = program.command('key').description('API keys');
+  common(
+    key
+      .command('create')
+      .description('create an API key; it is printed once')
+      .requiredOption('--user <name>', 'owner')
+      .option('--name <label>', 'a label for the key'),
+  ).action((o: Common & { user: string; name?: string }) =>
+    withDeps(o.dataDir, (deps) => {
+      const created = createKey(deps, o.user, o.name ?? '');
+      print(!!o.json, { key: { ...keyView(deps, created.row), key: created.key } }, () =>
+        [`API key for ${created.user.name} (id ${created.row.id}), shown only now:`, created.key].join('\n'),
+      );
+    }),
+  );
+  common(
+    key
+      .command('list')
+      .description('list API keys (never the key itself)')
+      .option('--user <name>', 'only this user'),
+  ).action((o: Common & { user?: string }) =>
+    withDeps(o.dataDir, (deps) => {
+      const userId = o.user !== undefined ? requireUser(deps, o.user).id : undefined;
+      const keys = deps.store.apiKeys.list(userId).map((k) => keyView(deps, k));
+      print(!!o.json, { keys }, () =>
+        table(keys, ['id', 'name', 'prefix', 'user', 'created_at', 'last_used_at', 'revoked_at']),
+      );
+    }),
+  );
+  common(key.command('revoke <id>').description('revoke an API key')).action((id: string, o: Common) =>
+    withDeps(o.dataDir, (deps) => {
+      revokeKey(deps, id);
+      print(!!o.json, { revoked: true }, () => `key ${id} revoked`);
+    }),
+  );
+
+  const inbox = program.command('inbox').description('inboxes');
+  common(
+    inbox
+      .command('add <address>')
+      .description('an inbox on a hosted domain')
+      .requiredOption('--user <name>', 'owner')
+      .option('--display-name <name>', 'display name'),
+  ).action((address: string, o: Common & { user: string; displayName?: string }) =>
+    withDeps(o.dataDir, (deps) => {
+      const view = inboxView(deps, addLocalInbox(deps, address, o.user, o.displayName ?? ''));
+      print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
+    }),
+  );
+  common(inbox.command('list').description('list inboxes').option('--user <name>', 'only this user')).action(
+    (o: Common & { user?: string }) =>
+      withDeps(o.dataDir, (deps) => {
+        const userId = o.user !== undefined ? requireUser(deps, o.user).id : undefined;
+        const inboxes = deps.store.inboxes.list(userId).map((i) => inboxView(deps, i));
+        print(!!o.json, { inboxes }, () =>
+          table(inboxes, ['address', 'kind', 'user', 'displayName', 'created_at']),
+        );
+      }),
+  );
+  common(inbox.command('remove <address>').description('remove an inbox and all its mail')).action(
+    (address: string, o: Common) =>
+      withDeps(o.dataDir, (deps) => {
+        removeInbox(deps, address);
+        print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
+      }),
+  );
+}

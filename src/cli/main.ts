@@ -1,0 +1,30 @@
+import { Command } from 'commander';
+import { ConfigError } from '../config.js';
+import { MailroomError } from '../mailbox/errors.js';
+import { registerAdminCommands } from './admin-commands.js';
+import { registerServe } from './serve.js';
+
+const program = new Command();
+program
+  .name('mailroom')
+  .description('Mail server for software agents: SMTP in, SQLite store, HTTP JSON API')
+  .version('0.1.0');
+program.showHelpAfterError();
+registerServe(program);
+registerAdminCommands(program);
+
+function fail(error: unknown): never {
+  if (error instanceof MailroomError || error instanceof ConfigError) {
+    process.stderr.write(`mailroom: ${error.message}\n`);
+    process.exit(1);
+  }
+  const code = (error as { code?: string }).code;
+  if (code === 'SQLITE_BUSY' || code === 'EADDRINUSE' || code === 'EACCES') {
+    process.stderr.write(`mailroom: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`mailroom: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.exit(2);
+}
+
+program.parseAsync(process.argv).catch(fail);

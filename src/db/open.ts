@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Db } from './connection.js';
+import { runMigrations } from './migrate.js';
+
+export interface OpenOptions {
+  /** A file path, or ':memory:'. */
+  file: string;
+  /** 'full' fsyncs every commit (survives power loss); 'normal' survives a process crash only. */
+  synchronous?: 'full' | 'normal';
+}
+
+export function openDatabase(options: OpenOptions): Db {
+  if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true });
+  const sqlite = new BetterSqlite3(options.file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma('temp_store = MEMORY');
+  const db = new Db(sqlite);
+  runMigrations(db);
+  return db;
+}

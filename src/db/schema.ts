@@ -1,0 +1,216 @@
+import type { Generated } from 'kysely';
+
+/** Kysely table types; they mirror migrations/*.sql. */
+
+export interface UsersTable {
+  id: Generated<number>;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: number;
+  name: string;
+  prefix: string;
+  hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface DomainsTable {
+  name: string;
+  dkim_selector: string;
+  dkim_private_key: string;
+  dkim_public_key: string;
+  created_at: string;
+}
+
+export interface InboxesTable {
+  id: Generated<number>;
+  address: string;
+  user_id: number;
+  kind: 'local' | 'imap';
+  display_name: string;
+  uid_next: Generated<number>;
+  remote_config: string | null;
+  sync_state: string | null;
+  sync_error: string | null;
+  last_sync_at: string | null;
+  created_at: string;
+}
+
+export interface FoldersTable {
+  id: Generated<number>;
+  inbox_id: number;
+  name: string;
+  special_use: string | null;
+  remote_path: string | null;
+  uid_validity: number | null;
+  created_at: string;
+}
+
+export interface ThreadsTable {
+  id: string;
+  inbox_id: number;
+  subject: string;
+  subject_key: string;
+  last_uid: number;
+  last_date: string;
+  created_at: string;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  inbox_id: number;
+  uid: number;
+  folder_id: number;
+  thread_id: string;
+  message_id: string;
+  in_reply_to: string | null;
+  refs: string;
+  from_address: string;
+  from_name: string;
+  to_addrs: string;
+  cc_addrs: string;
+  bcc_addrs: string;
+  reply_to: string;
+  subject: string;
+  date: string;
+  received_at: string;
+  text: string;
+  html: string;
+  size: number;
+  has_attachments: number;
+  flags: string;
+  seen: number;
+  auth_results: string | null;
+  delivery: string | null;
+  remote_uid: number | null;
+}
+
+export interface MessageRawTable {
+  message_id: number;
+  raw: Buffer;
+}
+
+export interface AttachmentsTable {
+  message_id: number;
+  attachment_id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  content_id: string | null;
+  inline: number;
+}
+
+export interface LabelsTable {
+  id: string;
+  user_id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessageLabelsTable {
+  message_id: number;
+  label_id: string;
+}
+
+export type DeliveryStatus = 'queued' | 'deferred' | 'delivered' | 'failed' | 'captured';
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  message_id: number;
+  recipient: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  type: string;
+  user_id: number;
+  inbox_id: number | null;
+  payload: string;
+  created_at: string;
+}
+
+export interface WebhooksTable {
+  id: string;
+  user_id: number;
+  url: string;
+  events: string;
+  accounts: string | null;
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  secret: string;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: string;
+  event_seq: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: number;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response: string;
+  created_at: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  domains: DomainsTable;
+  inboxes: InboxesTable;
+  folders: FoldersTable;
+  threads: ThreadsTable;
+  messages: MessagesTable;
+  message_raw: MessageRawTable;
+  attachments: AttachmentsTable;
+  labels: LabelsTable;
+  message_labels: MessageLabelsTable;
+  deliveries: DeliveriesTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  settings: SettingsTable;
+}

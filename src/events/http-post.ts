@@ -1,0 +1,163 @@
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import type { Resolver } from './url-guard.js';
+import {
+  defaultResolve,
+  ipLiteralHost,
+  isLocalhostName,
+  isPublicAddress,
+  parseWebhookUrl,
+} from './url-guard.js';
+
+export interface PostResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The endpoint answered 410 Gone. */
+  gone: boolean;
+}
+
+export interface PostOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Resolves a host name to its addresses; defaults to `dns.lookup` with `all: true`. */
+  lookup?: Resolver;
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * A socket-level `lookup` that resolves the name itself and refuses the connection when any
+ * address is non-public. Checking here rather than only at creation time closes the window
+ * in which the name could be re-pointed (DNS rebinding) after validation.
+ */
+function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    const onResolved = (addresses: string[]): void => {
+      if (!allowPrivate) {
+        if (isLocalhostName(hostname)) {
+          callback(new Error('webhook URL points to localhost'), '', 0);
+          return;
+        }
+        const bad = addresses.find((a) => !isPublicAddress(a));
+        if (bad !== undefined) {
+          callback(new Error(`webhook URL resolves to a private address (${bad})`), '', 0);
+          return;
+        }
+      }
+      const wanted = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family || 0;
+      const list = addresses
+        .map((address) => ({ address, family: isIP(address) }))
+        .filter((a) => a.family !== 0 && (wanted === 0 || a.family === wanted));
+      const first = list[0];
+      if (first === undefined) {
+        callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      } else if (options.all) {
+        callback(null, list);
+      } else {
+        callback(null, first.address, first.family);
+      }
+    };
+    resolve(hostname).then(onResolved, (err: unknown) => {
+      callback(err instanceof Error ? err : new Error(String(err)), '', 0);
+    });
+  };
+}
+
+function statusResult(status: number, durationMs: number): PostResult {
+  const ok = status >= 200 && status < 300;
+  let error: string | null = null;
+  if (status >= 300 && status < 400) error = 'redirect not followed';
+  else if (!ok) error = `HTTP ${status}`;
+  return { ok, status, error, durationMs, gone: status === 410 };
+}
+
+/**
+ * POSTs one webhook delivery. Never throws; redirects are not followed and only 2xx counts as
+ * success. The timeout covers connecting, the response headers and reading the (discarded) body.
+ */
+export async function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  opts: PostOptions,
+): Promise<PostResult> {
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const fail = (error: string, status: number | null = null): PostResult => ({
+    ok: false,
+    status,
+    error,
+    durationMs: elapsed(),
+    gone: false,
+  });
+
+  const parsed = parseWebhookUrl(url);
+  if (!parsed.ok) return fail(parsed.reason);
+  const target = parsed.url;
+  const literal = ipLiteralHost(target);
+  if (!opts.allowPrivate) {
+    if (literal !== null && !isPublicAddress(literal)) {
+      return fail(`webhook URL points to a private address (${literal})`);
+    }
+    if (literal === null && isLocalhostName(target.hostname)) return fail('webhook URL points to localhost');
+  }
+
+  return new Promise<PostResult>((resolvePromise) => {
+    let settled = false;
+    let req: ClientRequest | undefined;
+    let status: number | null = null;
+
+    const finish = (result: PostResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req?.destroy();
+      resolvePromise(result);
+    };
+    const timer = setTimeout(() => {
+      finish(status === null ? fail('timeout') : statusResult(status, elapsed()));
+    }, opts.timeoutMs);
+
+    const requestOptions: RequestOptions = {
+      method: 'POST',
+      hostname: literal ?? target.hostname,
+      port: target.port === '' ? undefined : Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      // A private agent per request: no socket (and no earlier address check) is ever reused.
+      agent: false,
+      lookup: guardedLookup(opts.lookup ?? defaultResolve, opts.allowPrivate),
+    };
+
+    const onResponse = (res: IncomingMessage): void => {
+      status = res.statusCode ?? null;
+      const done = (): void => {
+        finish(status === null ? fail('invalid response') : statusResult(status, elapsed()));
+      };
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= MAX_RESPONSE_BYTES) done();
+      });
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    };
+
+    try {
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      req = send(requestOptions, onResponse);
+      req.on('error', (err: Error) => {
+        finish(status === null ? fail(err.message || 'request failed') : statusResult(status, elapsed()));
+      });
+      req.end(body);
+    } catch (err) {
+      finish(fail(err instanceof Error ? err.message : 'request failed'));
+    }
+  });
+}

@@ -1,0 +1,78 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Hono } from 'hono';
+import type { MailboxDeps } from '../mailbox/deps.js';
+import type { AppEnv } from './context.js';
+import { handleError, sendError, sendValidationError } from './errors.js';
+import { apiKeyAuth } from './middleware/auth.js';
+import { jsonBody } from './middleware/json-body.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { registerAccountRoutes } from './routes/accounts.js';
+import { createAdminApp } from './routes/admin.js';
+import { registerDocs } from './routes/docs.js';
+import { registerEmailReadRoutes } from './routes/emails-read.js';
+import { registerFolderRoutes } from './routes/folders.js';
+import { registerThreadRoutes } from './routes/threads.js';
+
+export interface HttpOptions {
+  deps: MailboxDeps;
+  /** Whether the database is open and the listeners are up, for /readyz. */
+  ready: () => boolean;
+  /** More /api/v1 route families (sending, labels, webhooks...) registered by their owners. */
+  extraRoutes?: ((app: OpenAPIHono<AppEnv>) => void)[];
+}
+
+const validationHook = {
+  defaultHook: (
+    result: { success: boolean; error?: unknown; target?: string },
+    c: Parameters<typeof sendError>[0],
+  ) => {
+    if (!result.success) {
+      const prefix = result.target === 'json' ? '' : result.target === 'param' ? 'path' : '';
+      return sendValidationError(c, result.error as Parameters<typeof sendValidationError>[1], prefix);
+    }
+    return undefined;
+  },
+};
+
+export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
+  const { deps } = options;
+  const root = new OpenAPIHono<AppEnv>(validationHook as never);
+  root.onError(handleError);
+  root.notFound((c) => sendError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  root.use('*', async (c, next) => {
+    c.set('deps', deps);
+    await next();
+  });
+  root.use('*', jsonBody(deps.config.maxBodyBytes));
+
+  root.get('/healthz', (c) => c.json({ status: 'ok' }));
+  root.get('/readyz', (c) =>
+    options.ready() ? c.json({ status: 'ready' }) : c.json({ status: 'starting' }, 503),
+  );
+
+  const api = new OpenAPIHono<AppEnv>(validationHook as never);
+  const authenticate = apiKeyAuth();
+  const limiter = rateLimit(deps.config.rateLimit);
+  const isPublic = (path: string) => path === '/api/v1/openapi.json';
+  api.use('*', (c, next) => (isPublic(c.req.path) ? next() : authenticate(c, next)));
+  api.use('*', (c, next) => (isPublic(c.req.path) ? next() : limiter(c, next)));
+  registerAccountRoutes(api);
+  registerEmailReadRoutes(api);
+  registerFolderRoutes(api);
+  registerThreadRoutes(api);
+  for (const register of options.extraRoutes ?? []) register(api);
+  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
+  api.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Mailroom API',
+      version: '1.0.0',
+      description: 'Inboxes for software agents: list, read, send, reply, forward, organise and search mail.',
+    },
+    servers: [{ url: '/api/v1' }],
+  });
+  root.route('/api/v1', api);
+  root.route('/admin/v1', createAdminApp(deps.config.adminToken, validationHook as never));
+  registerDocs(root as unknown as Hono<never>);
+  return root;
+}

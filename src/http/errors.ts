@@ -1,0 +1,60 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
+import type { ErrorCode, ErrorDetail } from '../mailbox/errors.js';
+import { MailroomError } from '../mailbox/errors.js';
+
+/** The one place where error codes become HTTP statuses (contract 3). */
+const STATUS: Record<
+  ErrorCode | 'invalid_json' | 'unsupported_media_type' | 'rate_limited',
+  ContentfulStatusCode
+> = {
+  validation_error: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  upstream_error: 502,
+  internal_error: 500,
+};
+
+export type HttpErrorCode = keyof typeof STATUS;
+
+export function errorBody(code: HttpErrorCode, message: string, details?: ErrorDetail[]) {
+  return { success: false as const, error: { code, message, ...(details ? { details } : {}) } };
+}
+
+export function sendError(c: Context, code: HttpErrorCode, message: string, details?: ErrorDetail[]) {
+  return c.json(errorBody(code, message, details), STATUS[code]);
+}
+
+export function zodDetails(error: ZodError, prefix = ''): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || prefix || '(body)',
+    message: issue.message,
+  }));
+}
+
+export function sendValidationError(c: Context, error: ZodError, prefix = '') {
+  const details = zodDetails(error, prefix);
+  const first = details[0];
+  return sendError(
+    c,
+    'validation_error',
+    first ? `${first.path}: ${first.message}` : 'invalid request',
+    details,
+  );
+}
+
+export function handleError(error: unknown, c: Context) {
+  if (error instanceof MailroomError) return sendError(c, error.code, error.message, error.details);
+  const status = (error as { status?: number }).status;
+  if (status === 413) return sendError(c, 'payload_too_large', 'request body is too large');
+  c.var.deps?.log.error({ err: error, path: c.req.path }, 'unhandled error');
+  return sendError(c, 'internal_error', 'internal error');
+}

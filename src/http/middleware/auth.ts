@@ -1,0 +1,27 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.js';
+import { sendError } from '../errors.js';
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Bearer API key → the key's user. Same answer for missing, malformed, unknown and revoked keys. */
+export function apiKeyAuth(): MiddlewareHandler<AppEnv> {
+  const lastTouched = new Map<string, number>();
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const row = match ? c.var.deps.store.apiKeys.authenticate(match[1]!) : undefined;
+    if (!row) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return sendError(c, 'unauthorized', 'a valid API key is required: Authorization: Bearer <key>');
+    }
+    const now = Date.now();
+    if (now - (lastTouched.get(row.id) ?? 0) > TOUCH_INTERVAL_MS) {
+      lastTouched.set(row.id, now);
+      c.var.deps.store.apiKeys.touch(row.id);
+    }
+    c.set('userId', row.user_id);
+    c.set('keyId', row.id);
+    return next();
+  };
+}

@@ -1,0 +1,49 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
+
+const Account = z
+  .object({
+    address: z.string(),
+    kind: z.enum(['local', 'imap']),
+    displayName: z.string(),
+    created_at: z.string(),
+    sync: z
+      .object({
+        state: z.string().nullable(),
+        error: z.string().nullable(),
+        lastSyncAt: z.string().nullable(),
+      })
+      .optional()
+      .openapi({ description: 'IMAP-connected inboxes only' }),
+  })
+  .openapi('Account');
+
+const list = createRoute({
+  method: 'get',
+  path: '/accounts',
+  tags: ['Accounts'],
+  summary: "The API key's inboxes",
+  security: bearerSecurity,
+  responses: {
+    ...okResponse(envelope(z.object({ accounts: z.array(Account) })), 'The inboxes'),
+    ...commonErrors,
+  },
+});
+
+export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(list, (c) => {
+    const accounts = c.var.deps.store.inboxes.list(c.var.userId).map((inbox) => ({
+      address: inbox.address,
+      kind: inbox.kind,
+      displayName: inbox.display_name,
+      created_at: inbox.created_at,
+      ...(inbox.kind === 'imap'
+        ? { sync: { state: inbox.sync_state, error: inbox.sync_error, lastSyncAt: inbox.last_sync_at } }
+        : {}),
+    }));
+    return ok(c, { accounts });
+  });
+}

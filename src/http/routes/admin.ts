@@ -1,0 +1,195 @@
+import crypto from 'node:crypto';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import {
+  addDomain,
+  addLocalInbox,
+  addUser,
+  createKey,
+  domainView,
+  inboxView,
+  keyView,
+  removeDomain,
+  removeInbox,
+  removeUser,
+  requireUser,
+  revokeKey,
+} from '../../mailbox/admin.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { sendError } from '../errors.js';
+import { commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+
+const adminSecurity = [{ adminAuth: [] }];
+const errors = { 400: commonErrors[400], 401: commonErrors[401], 404: commonErrors[404] };
+const userRef = z.union([z.string().min(1), z.number().int()]).transform(String);
+
+function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
+  const expected = token ? crypto.createHash('sha256').update(token).digest() : undefined;
+  return async (c, next) => {
+    if (!expected) return sendError(c, 'not_found', 'the admin API is disabled; set MAILROOM_ADMIN_TOKEN');
+    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+    const digest = crypto.createHash('sha256').update(presented).digest();
+    if (!crypto.timingSafeEqual(digest, expected))
+      return sendError(c, 'unauthorized', 'a valid admin token is required');
+    return next();
+  };
+}
+
+const route = <M extends 'get' | 'post' | 'delete', P extends string>(
+  method: M,
+  path: P,
+  summary: string,
+) => ({ method, path, tags: ['Admin'], summary, security: adminSecurity });
+
+export function createAdminApp(
+  token: string | undefined,
+  hook: ConstructorParameters<typeof OpenAPIHono<AppEnv>>[0],
+) {
+  const app = new OpenAPIHono<AppEnv>(hook);
+  app.use('*', adminAuth(token));
+  const name = z.object({ name: z.string().min(1) });
+
+  app.openapi(
+    createRoute({
+      ...route(
+        'post',
+        '/domains',
+        'Host a domain: creates its DKIM key and returns the DNS records to publish',
+      ),
+      request: jsonBody(z.object({ domain: z.string().min(1) })),
+      responses: { ...okResponse(envelope(z.object({ domain: z.any() })), 'The domain'), ...errors },
+    }),
+    (c) => {
+      const deps = c.var.deps;
+      return ok(
+        c,
+        { domain: domainView(addDomain(deps, c.req.valid('json').domain), deps.config.hostname) },
+        201,
+      );
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...route('get', '/domains', 'Hosted domains'),
+      responses: { ...okResponse(envelope(z.object({ domains: z.array(z.any()) })), 'Domains'), ...errors },
+    }),
+    (c) =>
+      ok(c, {
+        domains: c.var.deps.store.domains.list().map((d) => domainView(d, c.var.deps.config.hostname)),
+      }),
+  );
+  app.openapi(
+    createRoute({
+      ...route('delete', '/domains/{name}', 'Stop hosting a domain'),
+      request: { params: name },
+      responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
+    }),
+    (c) => {
+      removeDomain(c.var.deps, c.req.valid('param').name);
+      return ok(c, { deleted: true });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...route('post', '/users', 'Create a user'),
+      request: jsonBody(z.object({ name: z.string().min(1) })),
+      responses: { ...okResponse(envelope(z.object({ user: z.any() })), 'The user'), ...errors },
+    }),
+    (c) => ok(c, { user: addUser(c.var.deps, c.req.valid('json').name) }, 201),
+  );
+  app.openapi(
+    createRoute({
+      ...route('get', '/users', 'Users'),
+      responses: { ...okResponse(envelope(z.object({ users: z.array(z.any()) })), 'Users'), ...errors },
+    }),
+    (c) => ok(c, { users: c.var.deps.store.users.list() }),
+  );
+  app.openapi(
+    createRoute({
+      ...route('delete', '/users/{id}', 'Remove a user with its inboxes, keys, labels and webhooks'),
+      request: { params: z.object({ id: z.string() }) },
+      responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
+    }),
+    (c) => {
+      removeUser(c.var.deps, c.req.valid('param').id);
+      return ok(c, { deleted: true });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...route('post', '/keys', 'Create an API key; the key is shown only here'),
+      request: jsonBody(z.object({ user: userRef, name: z.string().max(100).optional() })),
+      responses: { ...okResponse(envelope(z.object({ key: z.any() })), 'The key'), ...errors },
+    }),
+    (c) => {
+      const body = c.req.valid('json');
+      const { row, key } = createKey(c.var.deps, body.user, body.name ?? '');
+      return ok(c, { key: { ...keyView(c.var.deps, row), key } }, 201);
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...route('get', '/keys', 'API keys (never the key itself)'),
+      request: { query: z.object({ user: z.string().optional() }) },
+      responses: { ...okResponse(envelope(z.object({ keys: z.array(z.any()) })), 'Keys'), ...errors },
+    }),
+    (c) => {
+      const user = c.req.valid('query').user;
+      const userId = user !== undefined ? requireUser(c.var.deps, user).id : undefined;
+      return ok(c, { keys: c.var.deps.store.apiKeys.list(userId).map((k) => keyView(c.var.deps, k)) });
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...route('delete', '/keys/{id}', 'Revoke an API key'),
+      request: { params: z.object({ id: z.string() }) },
+      responses: { ...okResponse(envelope(z.object({ revoked: z.boolean() })), 'Revoked'), ...errors },
+    }),
+    (c) => {
+      revokeKey(c.var.deps, c.req.valid('param').id);
+      return ok(c, { revoked: true });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...route('post', '/inboxes', 'Create an inbox on a hosted domain'),
+      request: jsonBody(
+        z.object({ address: z.string().min(1), user: userRef, displayName: z.string().max(200).optional() }),
+      ),
+      responses: { ...okResponse(envelope(z.object({ inbox: z.any() })), 'The inbox'), ...errors },
+    }),
+    (c) => {
+      const body = c.req.valid('json');
+      const inbox = addLocalInbox(c.var.deps, body.address, body.user, body.displayName ?? '');
+      return ok(c, { inbox: inboxView(c.var.deps, inbox) }, 201);
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...route('get', '/inboxes', 'Inboxes'),
+      request: { query: z.object({ user: z.string().optional() }) },
+      responses: { ...okResponse(envelope(z.object({ inboxes: z.array(z.any()) })), 'Inboxes'), ...errors },
+    }),
+    (c) => {
+      const user = c.req.valid('query').user;
+      const userId = user !== undefined ? requireUser(c.var.deps, user).id : undefined;
+      return ok(c, { inboxes: c.var.deps.store.inboxes.list(userId).map((i) => inboxView(c.var.deps, i)) });
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...route('delete', '/inboxes/{address}', 'Remove an inbox and all its mail'),
+      request: { params: z.object({ address: z.string() }) },
+      responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
+    }),
+    (c) => {
+      removeInbox(c.var.deps, c.req.valid('param').address);
+      return ok(c, { deleted: true });
+    },
+  );
+  return app;
+}

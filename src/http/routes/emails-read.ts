@@ -1,0 +1,113 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/read.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import {
+  AccountQuery,
+  UidParam,
+  bearerSecurity,
+  commonErrors,
+  envelope,
+  okResponse,
+} from '../schemas/common.js';
+import { AttachmentParams, Email, ListEmailsQuery, ReadEmailQuery } from '../schemas/emails.js';
+
+const list = createRoute({
+  method: 'get',
+  path: '/emails',
+  tags: ['Emails'],
+  summary: 'List emails in a folder, newest first',
+  security: bearerSecurity,
+  request: { query: ListEmailsQuery },
+  responses: {
+    ...okResponse(
+      envelope(z.object({ emails: z.array(Email), nextCursor: z.string().nullable() })),
+      'A page of emails',
+    ),
+    ...commonErrors,
+  },
+});
+
+const read = createRoute({
+  method: 'get',
+  path: '/emails/{id}',
+  tags: ['Emails'],
+  summary: 'Read one email with its full text and html',
+  security: bearerSecurity,
+  request: { params: UidParam, query: ReadEmailQuery },
+  responses: { ...okResponse(envelope(z.object({ email: Email })), 'The email'), ...commonErrors },
+});
+
+const raw = createRoute({
+  method: 'get',
+  path: '/emails/{id}/raw',
+  tags: ['Emails'],
+  summary: 'The message as received or sent (message/rfc822)',
+  security: bearerSecurity,
+  request: { params: UidParam, query: AccountQuery },
+  responses: {
+    200: { description: 'The raw message', content: { 'message/rfc822': { schema: z.string() } } },
+    ...commonErrors,
+  },
+});
+
+const attachment = createRoute({
+  method: 'get',
+  path: '/emails/{id}/attachments/{attachmentId}',
+  tags: ['Emails'],
+  summary: 'Download an attachment',
+  security: bearerSecurity,
+  request: { params: AttachmentParams, query: AccountQuery },
+  responses: {
+    200: {
+      description: 'The attachment bytes',
+      content: { 'application/octet-stream': { schema: z.string() } },
+    },
+    ...commonErrors,
+  },
+});
+
+/** A filename safe in a header: ASCII fallback plus RFC 5987 UTF-8 form. */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(list, (c) => {
+    const query = c.req.valid('query');
+    return ok(c, listEmails(c.var.deps, c.var.userId, query));
+  });
+
+  app.openapi(read, (c) => {
+    const { id } = c.req.valid('param');
+    const { account, folder } = c.req.valid('query');
+    return ok(c, { email: readEmail(c.var.deps, c.var.userId, account, id, folder ?? 'INBOX') });
+  });
+
+  app.openapi(raw, (c) => {
+    const { id } = c.req.valid('param');
+    const bytes = readRaw(c.var.deps, c.var.userId, c.req.valid('query').account, id);
+    return c.body(new Uint8Array(bytes), 200, {
+      'Content-Type': 'message/rfc822',
+      'Content-Disposition': contentDisposition(`email-${id}.eml`),
+    });
+  });
+
+  app.openapi(attachment, async (c) => {
+    const { id, attachmentId } = c.req.valid('param');
+    const found = await readAttachment(
+      c.var.deps,
+      c.var.userId,
+      c.req.valid('query').account,
+      id,
+      attachmentId,
+    );
+    return c.body(new Uint8Array(found.content), 200, {
+      'Content-Type': found.contentType,
+      'Content-Disposition': contentDisposition(found.filename),
+      'X-Content-Type-Options': 'nosniff',
+    });
+  });
+}

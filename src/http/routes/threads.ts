@@ -1,0 +1,49 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { listThreads, readThread } from '../../mailbox/read.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { AccountQuery, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
+import { Email, ListThreadsQuery, ThreadSummary } from '../schemas/emails.js';
+
+const list = createRoute({
+  method: 'get',
+  path: '/threads',
+  tags: ['Threads'],
+  summary: 'Threads of an inbox, most recent activity first',
+  security: bearerSecurity,
+  request: { query: ListThreadsQuery },
+  responses: {
+    ...okResponse(
+      envelope(z.object({ threads: z.array(ThreadSummary), nextCursor: z.string().nullable() })),
+      'A page of threads',
+    ),
+    ...commonErrors,
+  },
+});
+
+const one = createRoute({
+  method: 'get',
+  path: '/threads/{threadId}',
+  tags: ['Threads'],
+  summary: 'One thread: its messages oldest first, across folders',
+  security: bearerSecurity,
+  request: { params: z.object({ threadId: z.string().min(1).max(100) }), query: AccountQuery },
+  responses: {
+    ...okResponse(
+      envelope(z.object({ threadId: z.string(), subject: z.string(), messages: z.array(Email) })),
+      'The thread',
+    ),
+    ...commonErrors,
+  },
+});
+
+export function registerThreadRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(list, (c) => {
+    const { account, limit, cursor } = c.req.valid('query');
+    return ok(c, listThreads(c.var.deps, c.var.userId, account, limit, cursor));
+  });
+  app.openapi(one, (c) =>
+    ok(c, readThread(c.var.deps, c.var.userId, c.req.valid('query').account, c.req.valid('param').threadId)),
+  );
+}

@@ -1,0 +1,101 @@
+import { z } from '@hono/zod-openapi';
+import { account, booleanQuery, isoDateQuery, limitQuery } from './common.js';
+
+export const Attachment = z
+  .object({
+    id: z.string(),
+    filename: z.string(),
+    contentType: z.string(),
+    size: z.number().int(),
+    contentId: z.string().nullable(),
+    inline: z.boolean(),
+  })
+  .openapi('Attachment');
+
+export const LabelRef = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi('LabelRef');
+
+export const Email = z
+  .object({
+    uid: z.number().int(),
+    messageId: z.string(),
+    threadId: z.string(),
+    folder: z.string(),
+    from: z.string(),
+    fromName: z.string(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    bcc: z.array(z.string()).optional().openapi({ description: 'only on mail this account sent' }),
+    replyTo: z.array(z.string()),
+    subject: z.string(),
+    date: z.string(),
+    receivedAt: z.string(),
+    text: z.string(),
+    html: z.string().optional().openapi({ description: 'only when one email is read' }),
+    truncated: z.boolean().optional(),
+    preview: z.string(),
+    size: z.number().int(),
+    flags: z.array(z.string()),
+    labels: z.array(LabelRef),
+    attachments: z.array(Attachment),
+    inReplyTo: z.string().nullable(),
+    references: z.array(z.string()),
+    authResults: z.unknown(),
+    delivery: z.array(z.object({ recipient: z.string(), status: z.string() })).optional(),
+  })
+  .openapi('Email');
+
+export const ListEmailsQuery = z.object({
+  account,
+  folder: z.string().min(1).optional().openapi({ example: 'INBOX' }),
+  limit: limitQuery,
+  cursor: z.string().optional(),
+  unread: booleanQuery.optional(),
+  from: z.string().min(1).optional(),
+  to: z.string().min(1).optional(),
+  subject: z.string().min(1).optional(),
+  since: isoDateQuery.optional(),
+  before: isoDateQuery.optional(),
+  label: z.string().min(1).optional().openapi({ description: 'label id or name' }),
+  hasAttachments: booleanQuery.optional(),
+  threadId: z.string().min(1).optional(),
+  q: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .openapi({ description: 'full-text search over subject, addresses and body' }),
+});
+
+export const ReadEmailQuery = z.object({ account, folder: z.string().min(1).optional() });
+
+export const AttachmentParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,15}$/, 'id must be an integer uid')
+    .transform(Number)
+    .openapi({ type: 'integer' }),
+  attachmentId: z.string().min(1).max(64),
+});
+
+export const Folder = z
+  .object({
+    name: z.string(),
+    specialUse: z.string().nullable(),
+    total: z.number().int(),
+    unread: z.number().int(),
+  })
+  .openapi('Folder');
+
+export const ThreadSummary = z
+  .object({
+    threadId: z.string(),
+    subject: z.string(),
+    participants: z.array(z.string()),
+    messageCount: z.number().int(),
+    unreadCount: z.number().int(),
+    lastDate: z.string(),
+    preview: z.string(),
+  })
+  .openapi('ThreadSummary');
+
+export const ListThreadsQuery = z.object({ account, limit: limitQuery, cursor: z.string().optional() });

@@ -1,0 +1,308 @@
+import { createHash } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import type { AddressObject, Attachment, HeaderValue, ParsedMail, SimpleParserOptions } from 'mailparser';
+import libmime from 'libmime';
+import mime from 'mime-types';
+import { lowerDomain, parseAddressList } from './addresses.js';
+import type { ParsedAddress, ParsedAttachment, ParsedEmail } from './types.js';
+
+interface HeaderLine {
+  key: string;
+  line: string;
+}
+
+const PARSER_OPTIONS: SimpleParserOptions = {
+  skipImageLinks: true,
+  keepCidLinks: true,
+  skipTextLinks: true,
+  skipTextToHtml: true,
+  checksumAlgo: false,
+};
+
+const KEPT_HEADERS = new Set([
+  ...'list-id list-unsubscribe list-unsubscribe-post list-post precedence auto-submitted'.split(' '),
+  ...'x-auto-response-suppress x-autoreply x-mailer user-agent content-type received'.split(' '),
+  ...'return-path sender delivered-to x-original-to authentication-results'.split(' '),
+]);
+const MAX_HEADER_VALUE = 4096;
+const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+const MSG_ID = /<[^<>\s]+>/g;
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).slice(0, 200);
+const toLf = (s: string): string => s.replace(/\r\n?/g, '\n');
+
+function decodeWords(value: string): string {
+  try {
+    return libmime.decodeWords(value);
+  } catch {
+    return value;
+  }
+}
+
+function rawValue(lines: readonly HeaderLine[], key: string): string | null {
+  const found = lines.find((l) => l.key === key);
+  if (!found) return null;
+  const colon = found.line.indexOf(':');
+  return colon < 0
+    ? ''
+    : found.line
+        .slice(colon + 1)
+        .replace(/\r?\n(?=[ \t])/g, '')
+        .trim();
+}
+
+function messageIdOf(
+  lines: readonly HeaderLine[],
+  raw: Buffer,
+): { messageId: string; messageIdGenerated: boolean } {
+  const value =
+    rawValue(lines, 'message-id')
+      ?.replace(/\([^()]*\)/g, '')
+      .trim() ?? '';
+  const bracketed = value.match(MSG_ID)?.[0];
+  const bare = value.split(/\s+/)[0]?.replace(/[<>]/g, '');
+  const messageId = bracketed ?? (bare ? `<${bare}>` : '');
+  if (messageId) return { messageId, messageIdGenerated: false };
+  const hash = createHash('sha256').update(raw).digest('hex').slice(0, 24);
+  return { messageId: `<generated-${hash}@mailroom.invalid>`, messageIdGenerated: true };
+}
+
+function threadingOf(lines: readonly HeaderLine[]): { inReplyTo: string | null; references: string[] } {
+  const inReplyTo = rawValue(lines, 'in-reply-to')?.match(MSG_ID)?.[0] ?? null;
+  const references = lines
+    .filter((l) => l.key === 'references')
+    .flatMap((l) => l.line.slice(l.line.indexOf(':') + 1).match(MSG_ID) ?? []);
+  return { inReplyTo, references };
+}
+
+function dateOf(lines: readonly HeaderLine[], warnings: string[]): Date | null {
+  const value = rawValue(lines, 'date');
+  if (!value) return null;
+  const date = new Date(value);
+  if (!Number.isNaN(date.getTime())) return date;
+  warnings.push(`unparseable Date header "${value.slice(0, 60)}"`);
+  return null;
+}
+
+function addressText(value: HeaderValue | undefined): string | null {
+  const first = Array.isArray(value) ? value[0] : value;
+  if (!first || typeof first !== 'object' || !('value' in first) || !('html' in first)) return null;
+  const text: unknown = (first as AddressObject).text;
+  return typeof text === 'string' ? text : null;
+}
+
+function headersOf(lines: readonly HeaderLine[], parsed?: ParsedMail['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { key } of lines) {
+    if (!KEPT_HEADERS.has(key) || key in out) continue;
+    const value = addressText(parsed?.get(key)) ?? decodeWords(rawValue(lines, key) ?? '');
+    out[key] = value.replace(/\s+/g, ' ').trim().slice(0, MAX_HEADER_VALUE);
+  }
+  return out;
+}
+
+function fromAddressObjects(value: AddressObject | AddressObject[] | undefined): ParsedAddress[] {
+  const out: ParsedAddress[] = [];
+  const walk = (entries: AddressObject['value']): void => {
+    for (const entry of entries) {
+      if (entry.group) walk(entry.group);
+      else if (entry.address || entry.name)
+        out.push({ address: lowerDomain(entry.address ?? ''), name: entry.name ?? '' });
+    }
+  };
+  for (const obj of Array.isArray(value) ? value : value ? [value] : []) walk(obj.value ?? []);
+  return out;
+}
+
+function safeFilename(name: string | undefined): string {
+  const base = (name ?? '').split(/[/\\]/).pop() ?? '';
+  return base.replace(/[\p{Cc}]/gu, '').trim();
+}
+
+function toAttachment(a: Attachment, index: number): ParsedAttachment {
+  const n = index + 1;
+  const contentType = (a.contentType || 'application/octet-stream').toLowerCase();
+  const content = Buffer.isBuffer(a.content) ? a.content : Buffer.alloc(0);
+  const ext = mime.extension(contentType);
+  const filename = safeFilename(a.filename) || `attachment-${n}${ext ? `.${ext}` : ''}`;
+  const contentId = a.cid || a.contentId?.replace(/^<|>$/g, '') || null;
+  const inline = contentId !== null && (a.contentDisposition === 'inline' || a.related === true);
+  return { id: `a${n}`, filename, contentType, size: content.length, contentId, inline, content };
+}
+
+async function htmlToText(html: string, warnings: string[]): Promise<string> {
+  try {
+    const wrapped = `Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${html}`;
+    const mail = await simpleParser(Buffer.from(wrapped, 'utf8'), PARSER_OPTIONS);
+    return mail.text ?? '';
+  } catch (err) {
+    warnings.push(`could not derive text from html: ${errorText(err)}`);
+    return html.replace(/<[^>]*>/g, ' ');
+  }
+}
+
+function readableRaw(raw: Buffer): string {
+  return toLf(raw.toString('utf8')).replace(/[^\P{Cc}\t\n]/gu, '');
+}
+
+function hasHeaders(lines: readonly HeaderLine[]): boolean {
+  return lines.some((l) => HEADER_NAME.test(l.key) && l.line.includes(':'));
+}
+
+function commonFields(lines: readonly HeaderLine[], raw: Buffer, warnings: string[]) {
+  return { ...messageIdOf(lines, raw), ...threadingOf(lines), date: dateOf(lines, warnings) };
+}
+
+async function parseWithMailparser(raw: Buffer, warnings: string[]): Promise<ParsedEmail> {
+  const mail = await simpleParser(raw, PARSER_OPTIONS);
+  const lines: readonly HeaderLine[] = mail.headerLines ?? [];
+  const html = typeof mail.html === 'string' ? mail.html : '';
+  let text = toLf(mail.text ?? '');
+  if (mail.textConversionError) warnings.push(`html to text failed: ${errorText(mail.textConversionError)}`);
+  if (!text.trim() && html.trim()) text = toLf(await htmlToText(html, warnings));
+  if (raw.length > 0 && !hasHeaders(lines)) {
+    warnings.push('no headers found; the content is kept as text');
+    if (!text && !html) text = readableRaw(raw);
+  }
+  return {
+    ...commonFields(lines, raw, warnings),
+    from: fromAddressObjects(mail.from)[0] ?? null,
+    to: fromAddressObjects(mail.to),
+    cc: fromAddressObjects(mail.cc),
+    bcc: fromAddressObjects(mail.bcc),
+    replyTo: fromAddressObjects(mail.replyTo),
+    subject: (mail.subject ?? '').trim(),
+    text,
+    html,
+    attachments: mail.attachments.map(toAttachment),
+    headers: headersOf(lines, mail.headers),
+    warnings,
+  };
+}
+
+function splitHeaderLines(block: string): HeaderLine[] {
+  const lines: HeaderLine[] = [];
+  for (const physical of block.split(/\r?\n/)) {
+    const last = lines[lines.length - 1];
+    if (/^[ \t]/.test(physical) && last) {
+      last.line += `\r\n${physical}`;
+      continue;
+    }
+    const name = /^([^:\s]+)[ \t]*:/.exec(physical)?.[1];
+    if (name) lines.push({ key: name.toLowerCase(), line: physical });
+  }
+  return lines;
+}
+
+function parseHeadersOnly(raw: Buffer, warnings: string[]): ParsedEmail {
+  const source = raw.toString('utf8');
+  const split = /\r?\n\r?\n/.exec(source);
+  const head = split ? source.slice(0, split.index) : source;
+  const lines = splitHeaderLines(head);
+  const valid = hasHeaders(lines);
+  const body = valid ? (split ? source.slice(split.index + split[0].length) : '') : source;
+  const list = (key: string): ParsedAddress[] =>
+    parseAddressList(lines.filter((l) => l.key === key).map((l) => rawValue([l], key) ?? ''));
+  return {
+    ...commonFields(lines, raw, warnings),
+    from: list('from')[0] ?? null,
+    to: list('to'),
+    cc: list('cc'),
+    bcc: list('bcc'),
+    replyTo: list('reply-to'),
+    subject: decodeWords(rawValue(lines, 'subject') ?? '').trim(),
+    text: readableRaw(Buffer.from(body, 'utf8')),
+    html: '',
+    attachments: [],
+    headers: headersOf(lines),
+    warnings,
+  };
+}
+
+function emptyEmail(raw: Buffer, warnings: string[]): ParsedEmail {
+  return {
+    ...messageIdOf([], raw),
+    from: null,
+    to: [],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: '',
+    date: null,
+    text: readableRaw(raw),
+    html: '',
+    inReplyTo: null,
+    references: [],
+    attachments: [],
+    headers: {},
+    warnings,
+  };
+}
+
+function mimeHeaderValues(source: string, name: string): string[] {
+  const re = new RegExp(`^${name}:[ \\t]*([^\\r\\n]*(?:\\r?\\n[ \\t]+[^\\r\\n]*)*)`, 'gim');
+  return [...source.matchAll(re)].map((m) => (m[1] ?? '').replace(/\s+/g, ' ').trim());
+}
+
+function diagnose(raw: Buffer): string[] {
+  const source = raw.toString('latin1');
+  const found = new Set<string>();
+  for (const value of mimeHeaderValues(source, 'content-type')) {
+    const charset = /charset\s*=\s*"?([^"';\s]+)/i.exec(value)?.[1];
+    if (charset && !libmime.createDecodeStream(charset).supported) {
+      found.add(`unknown or unsupported charset "${charset.slice(0, 40)}"; decoded as UTF-8`);
+    }
+    const boundary = /^multipart\//i.test(value)
+      ? /boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(value)
+      : null;
+    const marker = boundary?.[1] ?? boundary?.[2];
+    if (marker && source.includes(`\n--${marker}`) && !source.includes(`--${marker}--`)) {
+      found.add(`multipart boundary "${marker.slice(0, 70)}" is never closed; the message may be truncated`);
+    }
+  }
+  let badBase64 = 0;
+  const cte = /^content-transfer-encoding:[ \t]*"?base64"?[ \t]*$/gim;
+  for (const match of source.matchAll(cte)) {
+    const blank = /\r?\n\r?\n/g;
+    blank.lastIndex = match.index;
+    const start = blank.exec(source);
+    if (!start) continue;
+    const from = start.index + start[0].length;
+    const boundary = /\r?\n--/g;
+    boundary.lastIndex = from;
+    const end = boundary.exec(source)?.index ?? source.length;
+    const body = source.slice(from, end).replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) badBase64++;
+  }
+  if (badBase64) found.add(`invalid base64 data in ${badBase64} MIME part(s); decoded what could be read`);
+  return [...found];
+}
+
+/** Reads a raw RFC 5322 message. Never throws: what cannot be read is left empty and noted in `warnings`. */
+export async function parseEmail(raw: Buffer): Promise<ParsedEmail> {
+  const input = Buffer.isBuffer(raw)
+    ? raw
+    : (raw as unknown) instanceof Uint8Array
+      ? Buffer.from(raw)
+      : Buffer.alloc(0);
+  const warnings: string[] = [];
+  if (input.length === 0) warnings.push('empty message');
+  let result: ParsedEmail;
+  try {
+    result = await parseWithMailparser(input, warnings);
+  } catch (err) {
+    warnings.push(`MIME parsing failed (${errorText(err)}); only the headers were read`);
+    try {
+      result = parseHeadersOnly(input, warnings);
+    } catch (fallbackErr) {
+      warnings.push(`header parsing failed (${errorText(fallbackErr)})`);
+      result = emptyEmail(input, warnings);
+    }
+  }
+  try {
+    warnings.push(...diagnose(input));
+  } catch {
+    /* diagnostics are best effort */
+  }
+  return result;
+}

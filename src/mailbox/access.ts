@@ -1,0 +1,34 @@
+import type { InboxRow } from '../store/inboxes.js';
+import type { MailboxDeps } from './deps.js';
+import { Forbidden, NotFound } from './errors.js';
+import type { FolderRow } from '../store/folders.js';
+import type { MessageRow } from '../store/messages.js';
+
+/** The caller's inbox named by `account`; 403 alike whether it exists for someone else or not at all. */
+export function requireInbox(deps: MailboxDeps, userId: number, account: string): InboxRow {
+  const inbox = deps.store.inboxes.findByAddress(account.trim());
+  if (!inbox || inbox.user_id !== userId) throw new Forbidden();
+  return inbox;
+}
+
+export function requireFolder(deps: MailboxDeps, inbox: InboxRow, name: string): FolderRow {
+  const folder = deps.store.folders.find(inbox.id, name);
+  if (!folder) throw new NotFound(`no folder named ${JSON.stringify(name)} in ${inbox.address}`);
+  return folder;
+}
+
+/** A message by uid, optionally required to be in a folder. */
+export function requireMessage(
+  deps: MailboxDeps,
+  inbox: InboxRow,
+  uid: number,
+  folderName?: string,
+): { message: MessageRow; folder: FolderRow } {
+  const message = deps.store.messages.getByUid(inbox.id, uid);
+  const folder = message ? deps.store.folders.get(message.folder_id) : undefined;
+  if (!message || !folder) throw new NotFound(`no email with uid ${uid} in ${inbox.address}`);
+  if (folderName !== undefined && folder.name.toLowerCase() !== folderName.toLowerCase()) {
+    throw new NotFound(`no email with uid ${uid} in folder ${folderName}`);
+  }
+  return { message, folder };
+}

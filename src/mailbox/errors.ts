@@ -1,0 +1,73 @@
+/** Errors are values with a code; http/ and smtp/ each map them in one place. */
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class MailroomError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export type ErrorCode =
+  | 'validation_error'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unprocessable'
+  | 'upstream_error'
+  | 'internal_error';
+
+export class ValidationFailed extends MailroomError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super('validation_error', message, details);
+  }
+  static field(path: string, message: string): ValidationFailed {
+    return new ValidationFailed(message, [{ path, message }]);
+  }
+}
+
+export class NotFound extends MailroomError {
+  constructor(message = 'not found') {
+    super('not_found', message);
+  }
+}
+
+export class Forbidden extends MailroomError {
+  constructor(message = 'this account is not one of your inboxes') {
+    super('forbidden', message);
+  }
+}
+
+export class Conflict extends MailroomError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class TooLarge extends MailroomError {
+  constructor(message: string) {
+    super('payload_too_large', message);
+  }
+}
+
+export class Unprocessable extends MailroomError {
+  constructor(message: string) {
+    super('unprocessable', message);
+  }
+}
+
+export class Upstream extends MailroomError {
+  constructor(message: string) {
+    super('upstream_error', message);
+  }
+}

@@ -1,0 +1,70 @@
+import { emailForEvent } from '../events/payload.js';
+import { parseEmail } from '../mail/parse.js';
+import type { ParsedEmail } from '../mail/types.js';
+import type { EventRow } from '../store/events.js';
+import type { InboxRow } from '../store/inboxes.js';
+import type { MailboxDeps } from './deps.js';
+import { fileMessage, viewOfFiled } from './file-message.js';
+
+export interface InboundMessage {
+  raw: Buffer;
+  /** Distinct local inboxes; the message is stored once for each. */
+  inboxes: InboxRow[];
+  authResults?: unknown;
+  /** File into Spam instead of INBOX (DMARC reject). */
+  spam?: boolean;
+  receivedAt?: Date;
+}
+
+export interface Filed {
+  inbox: InboxRow;
+  uid: number;
+}
+
+/**
+ * Mail arriving for local inboxes (over SMTP, or sent by another local inbox). Resolves only
+ * after the commit that holds every copy and its `email.received` event.
+ */
+export async function receiveMessage(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
+  const parsed = await parseEmail(message.raw);
+  const events: EventRow[] = [];
+  const filed = await deps.store.groupCommit.submit(() => {
+    events.length = 0;
+    return fileForEach(deps, message, parsed, events);
+  });
+  deps.bus.publish(events);
+  return filed;
+}
+
+/** Synchronous core, for callers already inside a transaction (local delivery of a send). */
+export function fileForEach(
+  deps: MailboxDeps,
+  message: InboundMessage,
+  parsed: ParsedEmail,
+  events: EventRow[],
+): Filed[] {
+  const receivedAt = message.receivedAt ?? new Date();
+  return message.inboxes.map((inbox) => {
+    const folderName = message.spam ? 'Spam' : 'INBOX';
+    const folder = deps.store.folders.find(inbox.id, folderName);
+    if (!folder) throw new Error(`inbox ${inbox.address} has no ${folderName} folder`);
+    const row = fileMessage(deps.store, {
+      inbox,
+      folder,
+      parsed,
+      raw: message.raw,
+      flags: [],
+      receivedAt,
+      authResults: message.authResults,
+    });
+    events.push(
+      deps.store.events.append({
+        type: 'email.received',
+        userId: inbox.user_id,
+        inboxId: inbox.id,
+        data: { account: inbox.address, email: emailForEvent(viewOfFiled(row, folder, parsed, false)) },
+      }),
+    );
+    return { inbox, uid: row.uid };
+  });
+}

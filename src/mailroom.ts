@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import type { AddressInfo, Server as NetServer } from 'node:net';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import type { ConfigOverrides, Config } from './config.js';
+import { loadConfig } from './config.js';
+import type { Db } from './db/connection.js';
+import { openDatabase } from './db/open.js';
+import { EventBus } from './events/bus.js';
+import { createHttpApp } from './http/app.js';
+import type { AppEnv } from './http/context.js';
+import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/admin.js';
+import type { MailboxDeps } from './mailbox/deps.js';
+import type { DnsResolver } from './smtp/auth-check.js';
+import { createSmtpServer } from './smtp/server.js';
+import { createStore } from './store/index.js';
+
+/** A background loop owned by the server: started after the listeners, stopped before the database closes. */
+export interface Worker {
+  name: string;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface MailroomOptions extends ConfigOverrides {
+  /** Read MAILROOM_* from this environment (default process.env; tests pass {}). */
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  authResolver?: DnsResolver;
+}
+
+export interface BootstrapResult {
+  domain: string;
+  user: string;
+  inbox: string;
+  apiKey: string;
+}
+
+export interface Mailroom {
+  config: Config;
+  deps: MailboxDeps;
+  db: Db;
+  app: OpenAPIHono<AppEnv>;
+  http: { port: number };
+  smtp: { port: number };
+  /** Filled when this start bootstrapped an empty database. */
+  bootstrap: BootstrapResult | null;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { service: 'mailroom' },
+    redact: {
+      paths: [
+        'key',
+        'apiKey',
+        'password',
+        'pass',
+        'secret',
+        'authorization',
+        '*.authorization',
+        'text',
+        'html',
+        'raw',
+        'body',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}
+
+export function createMailroom(options: MailroomOptions = {}): Mailroom {
+  const { env, logger, authResolver, ...overrides } = options;
+  const config = loadConfig(overrides, env ?? process.env);
+  const log = logger ?? createLogger(config.logLevel);
+  const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
+  const store = createStore(db);
+  const bus = new EventBus();
+  const deps: MailboxDeps = { store, config, bus, log };
+  if (!config.secret) config.secret = loadOrCreateSecret(config);
+
+  const workers: Worker[] = [];
+  let listening = false;
+  const app = createHttpApp({ deps, ready: () => listening && db.sqlite.open, extraRoutes: [] });
+  const httpServer = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const smtpServer = createSmtpServer({ deps, authResolver });
+
+  const mailroom: Mailroom = {
+    config,
+    deps,
+    db,
+    app,
+    http: { port: 0 },
+    smtp: { port: 0 },
+    bootstrap: null,
+
+    async start() {
+      if (config.bootstrap && store.users.count() === 0) mailroom.bootstrap = bootstrap(deps);
+      await listen(smtpServer.server, config.smtpPort, config.host);
+      mailroom.smtp.port = (smtpServer.server.address() as AddressInfo).port;
+      await listen(httpServer, config.httpPort, config.host);
+      mailroom.http.port = (httpServer.address() as AddressInfo).port;
+      for (const worker of workers) worker.start();
+      listening = true;
+      log.info(
+        { http: mailroom.http.port, smtp: mailroom.smtp.port, outbound: config.outbound },
+        'mailroom started',
+      );
+    },
+
+    async stop() {
+      listening = false;
+      const smtpClosed = new Promise<void>((resolve) => smtpServer.close(() => resolve()));
+      const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      const forced = setTimeout(() => {
+        httpServer.closeAllConnections?.();
+      }, SHUTDOWN_GRACE_MS);
+      httpServer.closeIdleConnections?.();
+      await Promise.all([
+        withTimeout(smtpClosed, SHUTDOWN_GRACE_MS + 1000),
+        withTimeout(httpClosed, SHUTDOWN_GRACE_MS + 1000),
+      ]);
+      clearTimeout(forced);
+      await Promise.all(workers.map((w) => w.stop()));
+      db.close();
+      log.info('mailroom stopped');
+    },
+  };
+  return mailroom;
+}
+
+function bootstrap(deps: MailboxDeps): BootstrapResult {
+  const domain = deps.store.domains.find(deps.config.domain) ?? addDomain(deps, deps.config.domain);
+  const user = addUser(deps, 'default');
+  const inbox = addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
+  const { key } = createKey(deps, user.id, 'bootstrap');
+  return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key };
+}
+
+function loadOrCreateSecret(config: Config): string {
+  if (config.dbFile === ':memory:') return crypto.randomBytes(32).toString('base64url');
+  const file = path.join(path.dirname(config.dbFile), 'secret.key');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const secret = crypto.randomBytes(32).toString('base64url');
+  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+function listen(server: Server | NetServer, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  return Promise.race([promise, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+}

@@ -1,0 +1,16 @@
+/** SMTP replies Mailroom gives, in one place (contract 8). */
+export function smtpError(responseCode: number, message: string): Error & { responseCode: number } {
+  return Object.assign(new Error(message), { responseCode });
+}
+
+export const reply = {
+  unknownUser: () => smtpError(550, '5.1.1 No such user here'),
+  relayDenied: () => smtpError(550, '5.7.1 Relay access denied'),
+  tooManyRecipients: (max: number) =>
+    smtpError(452, `4.5.3 Too many recipients (at most ${max} per message)`),
+  tooLarge: (max: number) => smtpError(552, `5.3.4 Message too big (at most ${max} bytes)`),
+  storageFailed: () => smtpError(451, '4.3.0 Temporary failure storing the message, try again later'),
+  tooManyConnections: () => smtpError(421, '4.7.0 Too many connections from your address, try again later'),
+  rateLimited: () => smtpError(451, '4.7.1 Too many messages from your address, slow down'),
+  noRecipients: () => smtpError(554, '5.5.1 No valid recipients'),
+};

@@ -1,0 +1,68 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/connection.js';
+import type { EventsTable } from '../db/schema.js';
+import { newId, nowIso } from './ids.js';
+
+export type EventRow = Selectable<EventsTable>;
+
+export interface NewEvent {
+  type: string;
+  userId: number;
+  inboxId: number | null;
+  /** The `data` member of the event body. */
+  data: unknown;
+}
+
+export class EventStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Appends an event and one pending delivery for each enabled webhook of the user that wants it.
+   * Call inside the transaction of the change that causes the event.
+   */
+  append(event: NewEvent, at = new Date()): EventRow {
+    const id = newId('evt');
+    const created_at = nowIso(at);
+    const payload = JSON.stringify({ id, type: event.type, created_at, data: event.data });
+    const { lastInsertRowid: seq } = this.db.run(
+      this.db.kysely
+        .insertInto('events')
+        .values({
+          id,
+          type: event.type,
+          user_id: event.userId,
+          inbox_id: event.inboxId,
+          payload,
+          created_at,
+        }),
+    );
+    this.db
+      .raw(
+        `INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
+         SELECT w.id, ?, 'pending', ?, ?, ? FROM webhooks w
+         WHERE w.user_id = ? AND w.status = 'enabled'
+           AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value = ?)
+           AND (w.accounts IS NULL OR ? IS NULL OR EXISTS (SELECT 1 FROM json_each(w.accounts) a WHERE a.value = ?))`,
+      )
+      .run(seq, created_at, created_at, created_at, event.userId, event.type, event.inboxId, event.inboxId);
+    return { seq, id, type: event.type, user_id: event.userId, inbox_id: event.inboxId, payload, created_at };
+  }
+
+  /** Events after `afterSeq` for these inboxes, oldest first. */
+  since(inboxIds: number[], afterSeq: number, limit: number): EventRow[] {
+    if (inboxIds.length === 0) return [];
+    return this.db.all(
+      this.db.kysely
+        .selectFrom('events')
+        .selectAll()
+        .where('inbox_id', 'in', inboxIds)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit),
+    );
+  }
+
+  find(id: string): EventRow | undefined {
+    return this.db.first(this.db.kysely.selectFrom('events').selectAll().where('id', '=', id));
+  }
+}

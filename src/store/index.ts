@@ -1,0 +1,30 @@
+import type { Db } from '../db/connection.js';
+import { ApiKeyStore } from './api-keys.js';
+import { DomainStore } from './domains.js';
+import { EventStore } from './events.js';
+import { FolderStore } from './folders.js';
+import { GroupCommit } from './group-commit.js';
+import { InboxStore } from './inboxes.js';
+import { LabelStore } from './labels.js';
+import { MessageStore } from './messages.js';
+import { ThreadStore } from './threads.js';
+import { UserStore } from './users.js';
+
+/** Every table family, over one database. The only place with SQL. */
+export function createStore(db: Db) {
+  return {
+    db,
+    groupCommit: new GroupCommit(db),
+    users: new UserStore(db),
+    apiKeys: new ApiKeyStore(db),
+    domains: new DomainStore(db),
+    inboxes: new InboxStore(db),
+    folders: new FolderStore(db),
+    messages: new MessageStore(db),
+    threads: new ThreadStore(db),
+    labels: new LabelStore(db),
+    events: new EventStore(db),
+  };
+}
+
+export type Store = ReturnType<typeof createStore>;

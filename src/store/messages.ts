@@ -1,0 +1,229 @@
+import { sql } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../db/connection.js';
+import type { AttachmentsTable, MessagesTable } from '../db/schema.js';
+
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessage = Omit<Insertable<MessagesTable>, 'id'>;
+export type AttachmentRow = Selectable<AttachmentsTable>;
+export type LabelRef = { id: string; name: string; color: string };
+
+/** Columns a list needs: everything but html (the list never shows it). */
+const LIST_COLUMNS = [
+  'id',
+  'inbox_id',
+  'uid',
+  'folder_id',
+  'thread_id',
+  'message_id',
+  'in_reply_to',
+  'refs',
+  'from_address',
+  'from_name',
+  'to_addrs',
+  'cc_addrs',
+  'bcc_addrs',
+  'reply_to',
+  'subject',
+  'date',
+  'received_at',
+  'text',
+  'size',
+  'has_attachments',
+  'flags',
+  'seen',
+  'auth_results',
+  'delivery',
+  'remote_uid',
+] as const;
+export type ListedMessageRow = Omit<MessageRow, 'html'>;
+
+export interface MessageFilter {
+  inboxId: number;
+  folderId?: number;
+  unread?: boolean;
+  from?: string;
+  to?: string;
+  subject?: string;
+  since?: string;
+  before?: string;
+  hasAttachments?: boolean;
+  threadId?: string;
+  labelId?: string;
+  /** An FTS5 query, already made safe by the caller. */
+  match?: string;
+  /** Only uids below this one (cursor). */
+  beforeUid?: number;
+  limit: number;
+}
+
+export interface FtsFields {
+  subject: string;
+  addresses: string;
+  body: string;
+}
+
+export class MessageStore {
+  constructor(private readonly db: Db) {}
+
+  insert(
+    row: NewMessage,
+    raw: Buffer,
+    attachments: Omit<AttachmentRow, 'message_id'>[],
+    fts: FtsFields,
+  ): number {
+    const { lastInsertRowid: id } = this.db.run(this.db.kysely.insertInto('messages').values(row));
+    this.db.raw('INSERT INTO message_raw (message_id, raw) VALUES (?, ?)').run(id, raw);
+    for (const a of attachments) {
+      this.db.run(this.db.kysely.insertInto('attachments').values({ ...a, message_id: id }));
+    }
+    this.db
+      .raw('INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)')
+      .run(id, fts.subject, fts.addresses, fts.body);
+    return id;
+  }
+
+  getByUid(inboxId: number, uid: number): MessageRow | undefined {
+    return this.db.first(
+      this.db.kysely
+        .selectFrom('messages')
+        .selectAll()
+        .where('inbox_id', '=', inboxId)
+        .where('uid', '=', uid),
+    );
+  }
+
+  get(id: number): MessageRow | undefined {
+    return this.db.first(this.db.kysely.selectFrom('messages').selectAll().where('id', '=', id));
+  }
+
+  list(filter: MessageFilter): ListedMessageRow[] {
+    let q = this.db.kysely.selectFrom('messages').select(LIST_COLUMNS).where('inbox_id', '=', filter.inboxId);
+    if (filter.folderId !== undefined) q = q.where('folder_id', '=', filter.folderId);
+    if (filter.unread !== undefined) q = q.where('seen', '=', filter.unread ? 0 : 1);
+    if (filter.from) {
+      const like = likePattern(filter.from);
+      q = q.where(
+        sql<boolean>`(from_address LIKE ${like} ESCAPE '\\' OR from_name LIKE ${like} ESCAPE '\\')`,
+      );
+    }
+    if (filter.to) {
+      const like = likePattern(filter.to);
+      q = q.where(sql<boolean>`(to_addrs LIKE ${like} ESCAPE '\\' OR cc_addrs LIKE ${like} ESCAPE '\\')`);
+    }
+    if (filter.subject) q = q.where(sql<boolean>`subject LIKE ${likePattern(filter.subject)} ESCAPE '\\'`);
+    if (filter.since) q = q.where('date', '>=', filter.since);
+    if (filter.before) q = q.where('date', '<', filter.before);
+    if (filter.hasAttachments !== undefined)
+      q = q.where('has_attachments', '=', filter.hasAttachments ? 1 : 0);
+    if (filter.threadId) q = q.where('thread_id', '=', filter.threadId);
+    if (filter.labelId) {
+      q = q.where(
+        sql<boolean>`id IN (SELECT message_id FROM message_labels WHERE label_id = ${filter.labelId})`,
+      );
+    }
+    if (filter.match) {
+      q = q.where(
+        sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${filter.match})`,
+      );
+    }
+    if (filter.beforeUid !== undefined) q = q.where('uid', '<', filter.beforeUid);
+    return this.db.all(q.orderBy('uid', 'desc').limit(filter.limit));
+  }
+
+  attachmentsOf(messageIds: number[]): Map<number, AttachmentRow[]> {
+    const out = new Map<number, AttachmentRow[]>();
+    if (messageIds.length === 0) return out;
+    const rows = this.db.all(
+      this.db.kysely
+        .selectFrom('attachments')
+        .selectAll()
+        .where('message_id', 'in', messageIds)
+        .orderBy('attachment_id'),
+    );
+    for (const row of rows) {
+      const list = out.get(row.message_id) ?? [];
+      list.push(row);
+      out.set(row.message_id, list);
+    }
+    return out;
+  }
+
+  labelsOf(messageIds: number[]): Map<number, LabelRef[]> {
+    const out = new Map<number, LabelRef[]>();
+    if (messageIds.length === 0) return out;
+    const rows = this.db.all(
+      this.db.kysely
+        .selectFrom('message_labels as ml')
+        .innerJoin('labels as l', 'l.id', 'ml.label_id')
+        .select(['ml.message_id', 'l.id', 'l.name', 'l.color'])
+        .where('ml.message_id', 'in', messageIds)
+        .orderBy('l.name'),
+    );
+    for (const { message_id, ...label } of rows) {
+      const list = out.get(message_id) ?? [];
+      list.push(label);
+      out.set(message_id, list);
+    }
+    return out;
+  }
+
+  raw(id: number): Buffer | undefined {
+    return (
+      this.db.raw('SELECT raw FROM message_raw WHERE message_id = ?').get(id) as { raw: Buffer } | undefined
+    )?.raw;
+  }
+
+  setFlags(id: number, flags: string[]): void {
+    this.db.run(
+      this.db.kysely
+        .updateTable('messages')
+        .set({ flags: JSON.stringify(flags), seen: flags.includes('\\Seen') ? 1 : 0 })
+        .where('id', '=', id),
+    );
+  }
+
+  update(id: number, values: Partial<NewMessage>): void {
+    this.db.run(this.db.kysely.updateTable('messages').set(values).where('id', '=', id));
+  }
+
+  moveToFolder(id: number, folderId: number): void {
+    this.db.run(this.db.kysely.updateTable('messages').set({ folder_id: folderId }).where('id', '=', id));
+  }
+
+  /** Deletes the message for good: raw, attachments, labels and index entries go with it. */
+  remove(id: number): void {
+    this.db.raw('DELETE FROM messages_fts WHERE rowid = ?').run(id);
+    this.db.run(this.db.kysely.deleteFrom('messages').where('id', '=', id));
+  }
+
+  /** The thread of the newest message in this inbox carrying one of these Message-IDs. */
+  threadOfMessageId(inboxId: number, messageId: string): string | undefined {
+    return this.db.first(
+      this.db.kysely
+        .selectFrom('messages')
+        .select('thread_id')
+        .where('inbox_id', '=', inboxId)
+        .where('message_id', '=', messageId)
+        .orderBy('uid', 'desc')
+        .limit(1),
+    )?.thread_id;
+  }
+
+  idsInFolderOlderThan(folderId: number, receivedBefore: string, limit: number): number[] {
+    return this.db
+      .all(
+        this.db.kysely
+          .selectFrom('messages')
+          .select('id')
+          .where('folder_id', '=', folderId)
+          .where('received_at', '<', receivedBefore)
+          .limit(limit),
+      )
+      .map((r) => r.id);
+  }
+}
+
+function likePattern(value: string): string {
+  return `%${value.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+}

@@ -1,0 +1,74 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/connection.js';
+import type { ThreadsTable } from '../db/schema.js';
+
+export type ThreadRow = Selectable<ThreadsTable>;
+
+export interface ThreadSummaryRow extends ThreadRow {
+  message_count: number;
+  unread_count: number;
+}
+
+export class ThreadStore {
+  constructor(private readonly db: Db) {}
+
+  create(row: ThreadRow): void {
+    this.db.run(this.db.kysely.insertInto('threads').values(row));
+  }
+
+  /** Records a new message in the thread: last_uid and last_date only move forward. */
+  touch(id: string, uid: number, date: string): void {
+    this.db
+      .raw('UPDATE threads SET last_uid = max(last_uid, ?), last_date = max(last_date, ?) WHERE id = ?')
+      .run(uid, date, id);
+  }
+
+  get(inboxId: number, id: string): ThreadRow | undefined {
+    return this.db.first(
+      this.db.kysely.selectFrom('threads').selectAll().where('inbox_id', '=', inboxId).where('id', '=', id),
+    );
+  }
+
+  /** Threads of this inbox with this normalised subject whose last message is not older than `since`. */
+  recentBySubject(inboxId: number, subjectKey: string, since: string): ThreadRow[] {
+    return this.db.all(
+      this.db.kysely
+        .selectFrom('threads')
+        .selectAll()
+        .where('inbox_id', '=', inboxId)
+        .where('subject_key', '=', subjectKey)
+        .where('last_date', '>=', since)
+        .orderBy('last_uid', 'desc')
+        .limit(5),
+    );
+  }
+
+  /** Addresses seen in a thread (from, to, cc), lower-cased. */
+  participants(threadId: string): string[] {
+    const rows = this.db
+      .raw(
+        `SELECT DISTINCT lower(value) AS address FROM (
+           SELECT from_address AS value FROM messages WHERE thread_id = ?
+           UNION ALL SELECT j.value FROM messages m, json_each(m.to_addrs) j WHERE m.thread_id = ?
+           UNION ALL SELECT j.value FROM messages m, json_each(m.cc_addrs) j WHERE m.thread_id = ?
+         ) WHERE value <> ''`,
+      )
+      .all(threadId, threadId, threadId) as { address: string }[];
+    return rows.map((r) => r.address);
+  }
+
+  /** Newest first by last message; only threads that still hold a message. */
+  list(inboxId: number, beforeLastUid: number | undefined, limit: number): ThreadSummaryRow[] {
+    return this.db
+      .raw(
+        `SELECT t.*, 
+           (SELECT count(*) FROM messages m WHERE m.thread_id = t.id) AS message_count,
+           (SELECT count(*) FROM messages m WHERE m.thread_id = t.id AND m.seen = 0) AS unread_count
+         FROM threads t
+         WHERE t.inbox_id = ? AND t.last_uid < ?
+           AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id)
+         ORDER BY t.last_uid DESC LIMIT ?`,
+      )
+      .all(inboxId, beforeLastUid ?? Number.MAX_SAFE_INTEGER, limit) as ThreadSummaryRow[];
+  }
+}
