@@ -25,16 +25,14 @@ export class EventStore {
     const created_at = nowIso(at);
     const payload = JSON.stringify({ id, type: event.type, created_at, data: event.data });
     const { lastInsertRowid: seq } = this.db.run(
-      this.db.kysely
-        .insertInto('events')
-        .values({
-          id,
-          type: event.type,
-          user_id: event.userId,
-          inbox_id: event.inboxId,
-          payload,
-          created_at,
-        }),
+      this.db.kysely.insertInto('events').values({
+        id,
+        type: event.type,
+        user_id: event.userId,
+        inbox_id: event.inboxId,
+        payload,
+        created_at,
+      }),
     );
     this.db
       .raw(

@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { SendMailOptions } from 'nodemailer';
+import pino from 'pino';
+import { createMailroom } from '../../src/mailroom.js';
+import type { Mailroom, MailroomOptions } from '../../src/mailroom.js';
+import { addLocalInbox, addUser, createKey } from '../../src/mailbox/admin.js';
+
+export interface TestServer {
+  mailroom: Mailroom;
+  dataDir: string;
+  /** The bootstrap user's key and inbox. */
+  key: string;
+  inbox: string;
+  baseUrl: string;
+  /** fetch against the API with the bootstrap key (or `key`), JSON in and out. */
+  api(pathAndQuery: string, init?: ApiInit): Promise<ApiResponse>;
+  /** Sends a raw RFC 5322 message over real SMTP. */
+  sendRaw(raw: string | Buffer, envelope: { from: string; to: string[] }): Promise<void>;
+  /** Sends a simple message over real SMTP with nodemailer. */
+  sendMail(mail: SendMailOptions): Promise<{ messageId: string }>;
+  /** Another user with its own inbox and key on the same server. */
+  addUser(name: string, localPart?: string): { key: string; inbox: string; userId: number };
+  /** Stops and starts again on the same data directory (new ports). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ApiInit {
+  method?: string;
+  body?: unknown;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+  text: string;
+}
+
+const silent = pino({ level: 'silent' });
+
+export async function startServer(options: MailroomOptions = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-test-'));
+  const base: MailroomOptions = {
+    env: {},
+    dataDir,
+    host: '127.0.0.1',
+    httpPort: 0,
+    smtpPort: 0,
+    verifyAuth: false,
+    dbSync: 'normal',
+    logger: silent,
+    webhookAllowPrivate: true,
+    ...options,
+  };
+  let mailroom = createMailroom(base);
+  await mailroom.start();
+  const boot = mailroom.bootstrap!;
+  let transport = smtpTransport(mailroom);
+
+  const server: TestServer = {
+    mailroom,
+    dataDir,
+    key: boot.apiKey,
+    inbox: boot.inbox,
+    get baseUrl() {
+      return `http://127.0.0.1:${server.mailroom.http.port}`;
+    },
+    async api(pathAndQuery, init = {}) {
+      const headers: Record<string, string> = { ...(init.headers ?? {}) };
+      const key = init.key === undefined ? server.key : init.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (init.body !== undefined) {
+        body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const url =
+        pathAndQuery.startsWith('/') &&
+        !pathAndQuery.startsWith('/api/') &&
+        !pathAndQuery.startsWith('/admin/')
+          ? `${server.baseUrl}/api/v1${pathAndQuery}`
+          : `${server.baseUrl}${pathAndQuery}`;
+      const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = null;
+      }
+      return { status: res.status, headers: res.headers, json, text };
+    },
+    async sendRaw(raw, envelope) {
+      await transport.sendMail({ envelope, raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw) });
+    },
+    async sendMail(mail) {
+      const info = await transport.sendMail(mail);
+      return { messageId: info.messageId };
+    },
+    addUser(name, localPart = name) {
+      const deps = server.mailroom.deps;
+      const user = addUser(deps, name);
+      const inbox = addLocalInbox(deps, `${localPart}@${boot.domain}`, user.id);
+      return { key: createKey(deps, user.id).key, inbox: inbox.address, userId: user.id };
+    },
+    async restart() {
+      transport.close();
+      await server.mailroom.stop();
+      mailroom = createMailroom({ ...base, bootstrap: false });
+      server.mailroom = mailroom;
+      await mailroom.start();
+      transport = smtpTransport(mailroom);
+    },
+    async stop() {
+      transport.close();
+      await server.mailroom.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+function smtpTransport(mailroom: Mailroom) {
+  return nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: mailroom.smtp.port,
+    secure: false,
+    ignoreTLS: true,
+    pool: false,
+  });
+}
+
+/** Polls until `check` returns a truthy value or the time is up. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
