@@ -7,7 +7,7 @@ const bool = z
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
-/** Every setting: its MAILROOM_* variable, default and meaning. The README's table is generated from this. */
+/** Every setting: its MAILROOM_* variable, default and meaning (test/docs checks the README lists each one). */
 export const settings = {
   host: {
     env: 'MAILROOM_HOST',
@@ -140,6 +140,12 @@ export const settings = {
     schema: positiveInt,
     default: 40 * 1024 * 1024,
     help: 'largest HTTP request body',
+  },
+  ingestThread: {
+    env: 'MAILROOM_INGEST_THREAD',
+    schema: bool,
+    default: true,
+    help: 'parse and store inbound mail on a worker thread (off: inline)',
   },
   dbSync: {
     env: 'MAILROOM_DB_SYNC',

@@ -12,12 +12,19 @@ import { loadConfig } from './config.js';
 import type { Db } from './db/connection.js';
 import { openDatabase } from './db/open.js';
 import { EventBus } from './events/bus.js';
+import { WebhookDispatcher } from './events/dispatcher.js';
 import { createHttpApp } from './http/app.js';
 import type { AppEnv } from './http/context.js';
+import { createEventStreamRoutes } from './http/routes/events-stream.js';
+import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/admin.js';
+import { createDeliveryWorker } from './mailbox/delivery.js';
 import type { MailboxDeps } from './mailbox/deps.js';
+import { IngestWriter } from './mailbox/ingest-writer.js';
+import { createTrashSweep } from './mailbox/trash-sweep.js';
 import type { DnsResolver } from './smtp/auth-check.js';
-import { createSmtpServer } from './smtp/server.js';
+import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
+import type { OutboundOptions } from './outbound/options.js';
 import { createStore } from './store/index.js';
 
 /** A background loop owned by the server: started after the listeners, stopped before the database closes. */
@@ -32,6 +39,16 @@ export interface MailroomOptions extends ConfigOverrides {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   authResolver?: DnsResolver;
+  /** Outbound delivery tuning: MX resolver, retry schedule, poll interval (tests shorten them). */
+  outboundOptions?: OutboundOptions;
+  /** Waits between webhook attempts (default contract 7: 5 s ... 10 h); tests shorten them. */
+  webhookRetryDelaysMs?: number[];
+  /** A webhook endpoint must answer 2xx within this (default 15 s). */
+  webhookTimeoutMs?: number;
+  /** A webhook failing this long without a success is disabled (default 5 days). */
+  webhookDisableAfterFailingMs?: number;
+  /** Quiet interval after which `GET /events` sends a `: ping` comment (default 15 s). */
+  eventStreamHeartbeatMs?: number;
 }
 
 export interface BootstrapResult {
@@ -87,11 +104,30 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const store = createStore(db);
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
+  if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
   if (!config.secret) config.secret = loadOrCreateSecret(config);
 
   const workers: Worker[] = [];
+  workers.push(createDeliveryWorker(deps, options.outboundOptions));
+  workers.push(
+    new WebhookDispatcher({
+      store,
+      bus,
+      log,
+      allowPrivate: config.webhookAllowPrivate,
+      retryDelaysMs: options.webhookRetryDelaysMs,
+      timeoutMs: options.webhookTimeoutMs,
+      disableAfterFailingMs: options.webhookDisableAfterFailingMs,
+    }),
+  );
+  const eventStreams = createEventStreamRoutes({ heartbeatMs: options.eventStreamHeartbeatMs });
+  workers.push(createTrashSweep(deps));
   let listening = false;
-  const app = createHttpApp({ deps, ready: () => listening && db.sqlite.open, extraRoutes: [] });
+  const app = createHttpApp({
+    deps,
+    ready: () => listening && db.sqlite.open,
+    extraRoutes: [registerWebhookRoutes, eventStreams.register],
+  });
   const httpServer = createAdaptorServer({ fetch: app.fetch }) as Server;
   const smtpServer = createSmtpServer({ deps, authResolver });
 
@@ -105,11 +141,12 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     bootstrap: null,
 
     async start() {
-      if (config.bootstrap && store.users.count() === 0) mailroom.bootstrap = bootstrap(deps);
       await listen(smtpServer.server, config.smtpPort, config.host);
       mailroom.smtp.port = (smtpServer.server.address() as AddressInfo).port;
       await listen(httpServer, config.httpPort, config.host);
       mailroom.http.port = (httpServer.address() as AddressInfo).port;
+      // After the listeners: a start that fails (port taken) must not use up the once-shown key.
+      if (config.bootstrap && store.users.count() === 0) mailroom.bootstrap = bootstrap(deps);
       for (const worker of workers) worker.start();
       listening = true;
       log.info(
@@ -120,7 +157,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
 
     async stop() {
       listening = false;
-      const smtpClosed = new Promise<void>((resolve) => smtpServer.close(() => resolve()));
+      eventStreams.closeAll();
+      const smtpClosed = closeSmtpServer(smtpServer, SHUTDOWN_GRACE_MS);
       const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const forced = setTimeout(() => {
         httpServer.closeAllConnections?.();
@@ -132,6 +170,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       ]);
       clearTimeout(forced);
       await Promise.all(workers.map((w) => w.stop()));
+      await deps.ingest?.close();
       db.close();
       log.info('mailroom stopped');
     },

@@ -9,7 +9,11 @@ program
   .name('mailroom')
   .description('Mail server for software agents: SMTP in, SQLite store, HTTP JSON API')
   .version('0.1.0');
-program.showHelpAfterError();
+// Usage errors are one line, like every other error (contract 2); help stays one flag away.
+program.configureOutput({
+  outputError: (message, write) =>
+    write(`mailroom: ${message.replace(/^error: /, '').trim()} (see --help)\n`),
+});
 registerServe(program);
 registerAdminCommands(program);
 

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { settings } from '../config.js';
 import type { ConfigOverrides } from '../config.js';
-import { createMailroom } from '../mailroom.js';
 import type { Mailroom } from '../mailroom.js';
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -14,6 +13,8 @@ export function registerServe(program: Command): void {
   cmd.action(async (flags: Record<string, string>) => {
     const overrides: Record<string, string> = {};
     for (const key of Object.keys(settings)) if (flags[key] !== undefined) overrides[key] = flags[key];
+    // Loaded only for serve, so the admin commands start fast.
+    const { createMailroom } = await import('../mailroom.js');
     const mailroom = createMailroom(overrides as ConfigOverrides);
     await mailroom.start();
     announce(mailroom);

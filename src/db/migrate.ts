@@ -4,23 +4,33 @@ import type { Db } from './connection.js';
 
 const migrationsDir = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
-/** Applies migrations/NNN_name.sql in order, each in its own transaction, recording user_version. */
-export function runMigrations(db: Db, dir = migrationsDir): number {
-  const current = db.sqlite.pragma('user_version', { simple: true }) as number;
+/**
+ * Applies each migrations/NNN_name.sql not yet recorded in schema_migrations, in order, each in
+ * its own transaction. Recording every file (not a high-water mark) means a migration merged
+ * with a lower number than one already applied still runs.
+ */
+export function runMigrations(db: Db, dir = migrationsDir): string[] {
+  db.sqlite.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)',
+  );
+  const applied = new Set(
+    (db.sqlite.prepare('SELECT name FROM schema_migrations').all() as { name: string }[]).map((r) => r.name),
+  );
   const files = fs
     .readdirSync(dir)
     .filter((name) => /^\d{3}_.+\.sql$/.test(name))
     .sort();
-  let version = current;
+  const ran: string[] = [];
   for (const file of files) {
-    const number = Number(file.slice(0, 3));
-    if (number <= current) continue;
+    if (applied.has(file)) continue;
     const sql = fs.readFileSync(`${dir}/${file}`, 'utf8');
     db.sqlite.transaction(() => {
       db.sqlite.exec(sql);
-      db.sqlite.pragma(`user_version = ${number}`);
+      db.sqlite
+        .prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)')
+        .run(file, new Date().toISOString());
     })();
-    version = number;
+    ran.push(file);
   }
-  return version;
+  return ran;
 }

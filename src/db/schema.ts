@@ -88,6 +88,8 @@ export interface MessagesTable {
   auth_results: string | null;
   delivery: string | null;
   remote_uid: number | null;
+  /** When it was moved to Trash (migration 003); NULL elsewhere. */
+  trashed_at: string | null;
 }
 
 export interface MessageRawTable {
@@ -132,6 +134,9 @@ export interface DeliveriesTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** Migration 002: when the last attempt ran, and the host that answered it. */
+  last_attempt_at: string | null;
+  remote_mta: string | null;
 }
 
 export interface EventsTable {
@@ -156,6 +161,8 @@ export interface WebhooksTable {
   failing_since: string | null;
   created_at: string;
   updated_at: string;
+  /** 'gone' (410), 'failing' (5 days of failures) or 'user' (migration 004); NULL while enabled. */
+  disabled_reason: string | null;
 }
 
 export interface WebhookDeliveriesTable {
@@ -178,6 +185,8 @@ export interface WebhookAttemptsTable {
   error: string | null;
   duration_ms: number;
   attempted_at: string;
+  /** Migration 004; NULL on attempts recorded before it. */
+  webhook_id: string | null;
 }
 
 export interface IdempotencyKeysTable {

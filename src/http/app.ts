@@ -9,8 +9,12 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
+import { registerDraftRoutes } from './routes/drafts.js';
+import { registerEmailOrganiseRoutes } from './routes/emails-organise.js';
 import { registerEmailReadRoutes } from './routes/emails-read.js';
 import { registerFolderRoutes } from './routes/folders.js';
+import { registerLabelRoutes } from './routes/labels.js';
+import { registerSendRoutes } from './routes/send.js';
 import { registerThreadRoutes } from './routes/threads.js';
 
 export interface HttpOptions {
@@ -43,7 +47,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
     c.set('deps', deps);
     await next();
   });
-  root.use('*', jsonBody(deps.config.maxBodyBytes));
+  // Checked after authentication, so an unauthenticated caller gets 401 and no body is buffered.
+  const bodyCheck = jsonBody(deps.config.maxBodyBytes);
 
   root.get('/healthz', (c) => c.json({ status: 'ok' }));
   root.get('/readyz', (c) =>
@@ -56,8 +61,13 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const isPublic = (path: string) => path === '/api/v1/openapi.json';
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : authenticate(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : limiter(c, next)));
+  api.use('*', bodyCheck);
   registerAccountRoutes(api);
+  registerDraftRoutes(api); // before /emails/{id} routes: /emails/drafts/... is literal
+  registerSendRoutes(api);
   registerEmailReadRoutes(api);
+  registerEmailOrganiseRoutes(api);
+  registerLabelRoutes(api);
   registerFolderRoutes(api);
   registerThreadRoutes(api);
   for (const register of options.extraRoutes ?? []) register(api);
@@ -72,7 +82,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
     servers: [{ url: '/api/v1' }],
   });
   root.route('/api/v1', api);
-  root.route('/admin/v1', createAdminApp(deps.config.adminToken, validationHook as never));
+  root.route('/admin/v1', createAdminApp(deps.config.adminToken, validationHook as never, bodyCheck));
   registerDocs(root as unknown as Hono<never>);
   return root;
 }

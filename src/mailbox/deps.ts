@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/index.js';
+import type { IngestWriter } from './ingest-writer.js';
 
 /** What every verb needs. Built once by createMailroom. */
 export interface MailboxDeps {
@@ -9,4 +10,6 @@ export interface MailboxDeps {
   config: Config;
   bus: EventBus;
   log: Logger;
+  /** Inbound filing on its own thread; absent for in-memory databases (then it runs inline). */
+  ingest?: IngestWriter;
 }

@@ -26,6 +26,18 @@ export interface Filed {
  * after the commit that holds every copy and its `email.received` event.
  */
 export async function receiveMessage(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
+  if (deps.ingest) {
+    const reply = await deps.ingest.submit({
+      raw: message.raw,
+      inboxIds: message.inboxes.map((inbox) => inbox.id),
+      authResults: message.authResults,
+      spam: message.spam ?? false,
+      receivedAt: (message.receivedAt ?? new Date()).toISOString(),
+    });
+    deps.bus.publish(reply.events);
+    const byId = new Map(message.inboxes.map((inbox) => [inbox.id, inbox]));
+    return reply.filed.map((f) => ({ inbox: byId.get(f.inboxId)!, uid: f.uid }));
+  }
   const parsed = await parseEmail(message.raw);
   const events: EventRow[] = [];
   const filed = await deps.store.groupCommit.submit(() => {

@@ -28,10 +28,13 @@ export async function checkAuthentication(
   const dmarc = outcome.dmarc as { status?: { result?: string }; policy?: string; domain?: string } | false;
   const results: AuthResults = {
     spf: outcome.spf ? ((outcome.spf as { status?: { result?: string } }).status?.result ?? 'none') : 'none',
-    dkim: (outcome.dkim?.results ?? []).map((r) => ({
-      domain: (r as { signingDomain?: string }).signingDomain ?? '',
-      result: (r as { status?: { result?: string } }).status?.result ?? 'none',
-    })),
+    dkim: (outcome.dkim?.results ?? [])
+      .map((r) => ({
+        domain: (r as { signingDomain?: string }).signingDomain ?? '',
+        result: (r as { status?: { result?: string } }).status?.result ?? 'none',
+      }))
+      // mailauth reports an unsigned message as one result 'none' with no domain: no signatures.
+      .filter((r) => r.domain !== '' || r.result !== 'none'),
     dmarc: {
       result: dmarc ? (dmarc.status?.result ?? 'none') : 'none',
       policy: dmarc ? (dmarc.policy ?? null) : null,

@@ -28,6 +28,8 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
   const { deps } = options;
   const { config, log } = deps;
   const perIp = new Map<string, number>();
+  // Only sessions that onConnect let in hold a slot; refused or early-closed ones free none.
+  const counted = new WeakSet<SMTPServerSession>();
   const rateWindows = new Map<string, { start: number; count: number }>();
 
   const server = new SMTPServer({
@@ -35,6 +37,8 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     banner: 'Mailroom ESMTP',
     size: config.maxMessageBytes,
     authOptional: true,
+    // Reverse DNS of each client costs ~100 ms a connection and decides nothing here.
+    disableReverseLookup: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     maxClients: config.smtpMaxConnections,
     logger: false,
@@ -45,10 +49,12 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
       const count = (perIp.get(session.remoteAddress) ?? 0) + 1;
       if (count > config.smtpMaxConnectionsPerIp) return callback(reply.tooManyConnections());
       perIp.set(session.remoteAddress, count);
+      counted.add(session);
       callback();
     },
 
     onClose(session) {
+      if (!counted.delete(session)) return;
       const count = (perIp.get(session.remoteAddress) ?? 1) - 1;
       if (count <= 0) perIp.delete(session.remoteAddress);
       else perIp.set(session.remoteAddress, count);
@@ -129,6 +135,23 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
   }
 
   return server;
+}
+
+/**
+ * Stops accepting connections, lets every transaction already begun (MAIL FROM given) run to its
+ * reply within `graceMs`, then closes. smtp-server's own close() answers 421 to the very next
+ * command, which would cut off a sender between RCPT and DATA.
+ */
+export async function closeSmtpServer(server: SMTPServer, graceMs: number): Promise<void> {
+  // Stop listening at once; the open connections are left to server.close() below.
+  server.server.close();
+  const deadline = Date.now() + graceMs;
+  const busy = () =>
+    [...(server.connections as Set<{ session?: SMTPServerSession }>)].some(
+      (connection) => connection.session?.envelope?.mailFrom,
+    );
+  while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
 /** Reads the DATA stream fully; once over the SIZE limit it keeps draining but stops buffering. */

@@ -60,6 +60,29 @@ export class EventStore {
     );
   }
 
+  /**
+   * Events of a user's inboxes after `afterSeq`, oldest first: all of them, or one inbox's.
+   * Events tied to no inbox (webhook.test) are left out.
+   */
+  forStream(filter: { userId: number; inboxId?: number }, afterSeq: number, limit: number): EventRow[] {
+    let q = this.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('seq', '>', afterSeq)
+      .where('user_id', '=', filter.userId)
+      .where('inbox_id', 'is not', null)
+      .orderBy('seq')
+      .limit(limit);
+    if (filter.inboxId !== undefined) q = q.where('inbox_id', '=', filter.inboxId);
+    return this.db.all(q);
+  }
+
+  /** The seq of the newest event (0 when there is none): a live stream starts after it. */
+  lastSeq(): number {
+    const row = this.db.first(this.db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')));
+    return row?.seq ?? 0;
+  }
+
   find(id: string): EventRow | undefined {
     return this.db.first(this.db.kysely.selectFrom('events').selectAll().where('id', '=', id));
   }

@@ -33,6 +33,10 @@ export class FolderStore {
     return this.db.first(this.db.kysely.selectFrom('folders').selectAll().where('id', '=', id));
   }
 
+  listOf(inboxId: number): FolderRow[] {
+    return this.db.all(this.db.kysely.selectFrom('folders').selectAll().where('inbox_id', '=', inboxId));
+  }
+
   listWithCounts(inboxId: number): FolderWithCounts[] {
     return this.db
       .raw(

@@ -1,14 +1,18 @@
 import type { Db } from '../db/connection.js';
 import { ApiKeyStore } from './api-keys.js';
+import { DeliveryStore } from './deliveries.js';
 import { DomainStore } from './domains.js';
 import { EventStore } from './events.js';
 import { FolderStore } from './folders.js';
 import { GroupCommit } from './group-commit.js';
+import { IdempotencyStore } from './idempotency.js';
 import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
+import { WebhookDeliveryStore } from './webhook-deliveries.js';
+import { WebhookStore } from './webhooks.js';
 
 /** Every table family, over one database. The only place with SQL. */
 export function createStore(db: Db) {
@@ -24,6 +28,10 @@ export function createStore(db: Db) {
     threads: new ThreadStore(db),
     labels: new LabelStore(db),
     events: new EventStore(db),
+    deliveries: new DeliveryStore(db),
+    idempotency: new IdempotencyStore(db),
+    webhooks: new WebhookStore(db),
+    webhookDeliveries: new WebhookDeliveryStore(db),
   };
 }
 

@@ -1,22 +1,91 @@
+import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { LabelsTable } from '../db/schema.js';
 
 export type LabelRow = Selectable<LabelsTable>;
+export type LabelChanges = Partial<Pick<LabelRow, 'name' | 'color' | 'description'>>;
 
 export class LabelStore {
   constructor(private readonly db: Db) {}
 
-  /** A user's label by its id, or by its name case-insensitively. */
+  /**
+   * A user's label by its id, or by its name case-insensitively. Names are compared in JS
+   * because SQLite's lower() folds ASCII only ("Été" must find "été").
+   */
   resolve(userId: number, idOrName: string): LabelRow | undefined {
+    return this.get(userId, idOrName) ?? this.findByName(userId, idOrName);
+  }
+
+  get(userId: number, id: string): LabelRow | undefined {
     return this.db.first(
+      this.db.kysely.selectFrom('labels').selectAll().where('user_id', '=', userId).where('id', '=', id),
+    );
+  }
+
+  findByName(userId: number, name: string): LabelRow | undefined {
+    const wanted = name.toLowerCase();
+    return this.allOf(userId).find((l) => l.name.toLowerCase() === wanted);
+  }
+
+  allOf(userId: number): LabelRow[] {
+    return this.db.all(this.db.kysely.selectFrom('labels').selectAll().where('user_id', '=', userId));
+  }
+
+  /** Newest first. `beforeSeq` is the cursor: the rowid of the last label of the previous page. */
+  list(userId: number, beforeSeq: number | undefined, limit: number): (LabelRow & { seq: number })[] {
+    let q = this.db.kysely
+      .selectFrom('labels')
+      .selectAll()
+      .select(sql<number>`rowid`.as('seq'))
+      .where('user_id', '=', userId);
+    if (beforeSeq !== undefined) q = q.where(sql<boolean>`rowid < ${beforeSeq}`);
+    return this.db.all(q.orderBy(sql`rowid`, 'desc').limit(limit));
+  }
+
+  create(row: LabelRow): LabelRow {
+    this.db.run(this.db.kysely.insertInto('labels').values(row));
+    return row;
+  }
+
+  update(userId: number, id: string, changes: LabelChanges, updatedAt: string): void {
+    this.db.run(
       this.db.kysely
-        .selectFrom('labels')
-        .selectAll()
+        .updateTable('labels')
+        .set({ ...changes, updated_at: updatedAt })
         .where('user_id', '=', userId)
-        .where((eb) =>
-          eb.or([eb('id', '=', idOrName), eb(eb.fn('lower', ['name']), '=', idOrName.toLowerCase())]),
-        ),
+        .where('id', '=', id),
+    );
+  }
+
+  /** Deletes the label; the foreign key takes it off every message. */
+  remove(userId: number, id: string): boolean {
+    return (
+      this.db.run(this.db.kysely.deleteFrom('labels').where('user_id', '=', userId).where('id', '=', id))
+        .changes > 0
+    );
+  }
+
+  /** Puts labels on a message; labels it already carries are left as they are. */
+  apply(messageId: number, labelIds: string[]): void {
+    for (const labelId of labelIds) {
+      this.db.run(
+        this.db.kysely
+          .insertInto('message_labels')
+          .values({ message_id: messageId, label_id: labelId })
+          .onConflict((oc) => oc.doNothing()),
+      );
+    }
+  }
+
+  unapply(messageId: number, labelId: string): boolean {
+    return (
+      this.db.run(
+        this.db.kysely
+          .deleteFrom('message_labels')
+          .where('message_id', '=', messageId)
+          .where('label_id', '=', labelId),
+      ).changes > 0
     );
   }
 }

@@ -35,6 +35,7 @@ const LIST_COLUMNS = [
   'auth_results',
   'delivery',
   'remote_uid',
+  'trashed_at',
 ] as const;
 export type ListedMessageRow = Omit<MessageRow, 'html'>;
 
@@ -189,6 +190,45 @@ export class MessageStore {
 
   moveToFolder(id: number, folderId: number): void {
     this.db.run(this.db.kysely.updateTable('messages').set({ folder_id: folderId }).where('id', '=', id));
+  }
+
+  /** Moves to another folder, recording when it entered Trash (null when it leaves). */
+  moveTo(id: number, folderId: number, trashedAt: string | null): void {
+    this.db.run(
+      this.db.kysely
+        .updateTable('messages')
+        .set({ folder_id: folderId, trashed_at: trashedAt })
+        .where('id', '=', id),
+    );
+  }
+
+  /** Moves every message of one folder into another; returns how many moved. */
+  moveAll(fromFolderId: number, toFolderId: number, trashedAt: string | null): number {
+    return this.db.run(
+      this.db.kysely
+        .updateTable('messages')
+        .set({ folder_id: toFolderId, trashed_at: trashedAt })
+        .where('folder_id', '=', fromFolderId),
+    ).changes;
+  }
+
+  /**
+   * Messages in the Trash of local inboxes that entered it before `cutoff` (by trashed_at,
+   * else received_at for mail that reached Trash without a move). IMAP inboxes are left to
+   * their own server.
+   */
+  trashedBefore(cutoff: string, limit: number): number[] {
+    return (
+      this.db
+        .raw(
+          `SELECT m.id FROM messages m
+           JOIN folders f ON f.id = m.folder_id AND f.special_use = '\\Trash'
+           JOIN inboxes i ON i.id = m.inbox_id AND i.kind = 'local'
+           WHERE coalesce(m.trashed_at, m.received_at) < ?
+           LIMIT ?`,
+        )
+        .all(cutoff, limit) as { id: number }[]
+    ).map((r) => r.id);
   }
 
   /** Deletes the message for good: raw, attachments, labels and index entries go with it. */

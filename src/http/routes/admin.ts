@@ -45,9 +45,11 @@ const route = <M extends 'get' | 'post' | 'delete', P extends string>(
 export function createAdminApp(
   token: string | undefined,
   hook: ConstructorParameters<typeof OpenAPIHono<AppEnv>>[0],
+  bodyCheck?: MiddlewareHandler,
 ) {
   const app = new OpenAPIHono<AppEnv>(hook);
   app.use('*', adminAuth(token));
+  if (bodyCheck) app.use('*', bodyCheck);
   const name = z.object({ name: z.string().min(1) });
 
   app.openapi(

@@ -1,10 +1,20 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createFolder, deleteFolder } from '../../mailbox/folders.js';
 import { listFolders } from '../../mailbox/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { AccountQuery, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
+import {
+  AccountQuery,
+  ErrorResponse,
+  bearerSecurity,
+  commonErrors,
+  envelope,
+  jsonBody,
+  okResponse,
+} from '../schemas/common.js';
 import { Folder } from '../schemas/emails.js';
+import { CreateFolderBody, DeleteFolderResult, FolderNameParam } from '../schemas/organise.js';
 
 const list = createRoute({
   method: 'get',
@@ -19,8 +29,50 @@ const list = createRoute({
   },
 });
 
+const create = createRoute({
+  method: 'post',
+  path: '/folders',
+  tags: ['Folders'],
+  summary: 'Create a custom folder',
+  description: 'Names are 1 to 100 characters without "/", unique per inbox whatever their case.',
+  security: bearerSecurity,
+  request: { query: AccountQuery, ...jsonBody(CreateFolderBody) },
+  responses: {
+    201: {
+      description: 'The new folder',
+      content: { 'application/json': { schema: envelope(z.object({ folder: Folder })) } },
+    },
+    ...commonErrors,
+    409: {
+      description: 'A folder with this name exists',
+      content: { 'application/json': { schema: ErrorResponse } },
+    },
+  },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/folders/{name}',
+  tags: ['Folders'],
+  summary: 'Delete a custom folder; the mail it holds moves to Trash',
+  description: 'Standard folders (INBOX, Sent, Drafts, Trash, Spam) cannot be deleted (400).',
+  security: bearerSecurity,
+  request: { params: FolderNameParam, query: AccountQuery },
+  responses: { ...okResponse(envelope(DeleteFolderResult), 'Deleted'), ...commonErrors },
+});
+
 export function registerFolderRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, (c) =>
     ok(c, { folders: listFolders(c.var.deps, c.var.userId, c.req.valid('query').account) }),
   );
+
+  app.openapi(create, (c) => {
+    const { account } = c.req.valid('query');
+    return ok(c, { folder: createFolder(c.var.deps, c.var.userId, account, c.req.valid('json').name) }, 201);
+  });
+
+  app.openapi(remove, (c) => {
+    const { account } = c.req.valid('query');
+    return ok(c, deleteFolder(c.var.deps, c.var.userId, account, c.req.valid('param').name));
+  });
 }

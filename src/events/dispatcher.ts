@@ -1,0 +1,202 @@
+import type { Logger } from 'pino';
+import type { Worker } from '../mailroom.js';
+import type { Store } from '../store/index.js';
+import type { DeliveryJob } from '../store/webhook-deliveries.js';
+import type { EventBus } from './bus.js';
+import type { PostResult } from './http-post.js';
+import { postWebhook } from './http-post.js';
+import { DEFAULT_DISABLE_AFTER_FAILING_MS, DEFAULT_RETRY_DELAYS_MS, retryDelay } from './retry-schedule.js';
+import { webhookHeaders } from './signing.js';
+
+export interface DispatcherOptions {
+  store: Store;
+  bus: EventBus;
+  log: Logger;
+  /** Allow loopback and private targets (MAILROOM_WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  /** Waits between attempts; the delivery fails after the last. Default: contract 7. */
+  retryDelaysMs?: readonly number[];
+  /** A 2xx must arrive within this. Default 15 s. */
+  timeoutMs?: number;
+  /** An endpoint failing this long without a success is disabled. Default 5 days. */
+  disableAfterFailingMs?: number;
+  /** Posts in flight at once, in all and per webhook. */
+  concurrency?: number;
+  perWebhook?: number;
+  /** Look for due deliveries at least this often (wakes sooner on new events). */
+  pollMs?: number;
+}
+
+/** The event type of `POST /webhooks/{id}/test`: one attempt, and it never changes the webhook. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** How long a claimed delivery stays claimed past the post's own timeout, should the process die. */
+const LEASE_SLACK_MS = 60_000;
+
+/**
+ * Drains `webhook_deliveries`: claims due rows, posts each event signed with the webhook's
+ * current secret, logs every attempt, and reschedules failures per the retry schedule. The rows
+ * are the queue, so a restart resumes where the last run stopped.
+ */
+export class WebhookDispatcher implements Worker {
+  readonly name = 'webhook-dispatcher';
+  private readonly delays: readonly number[];
+  private readonly timeoutMs: number;
+  private readonly disableAfterMs: number;
+  private readonly concurrency: number;
+  private readonly perWebhook: number;
+  private readonly pollMs: number;
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly inFlightPerWebhook = new Map<string, number>();
+  private running = false;
+  private pumpScheduled = false;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.delays = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    this.timeoutMs = opts.timeoutMs ?? 15_000;
+    this.disableAfterMs = opts.disableAfterFailingMs ?? DEFAULT_DISABLE_AFTER_FAILING_MS;
+    this.concurrency = opts.concurrency ?? 16;
+    this.perWebhook = opts.perWebhook ?? 8;
+    this.pollMs = opts.pollMs ?? 1000;
+  }
+
+  start(): void {
+    this.running = true;
+    this.unsubscribe = this.opts.bus.subscribe(() => this.kick());
+    this.kick();
+  }
+
+  /** Stops taking work and waits (bounded) for posts in flight; an unfinished one is retried after restart. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    const settled = Promise.allSettled([...this.inFlight.values()]);
+    await Promise.race([settled, new Promise((r) => setTimeout(r, this.timeoutMs + 1000).unref())]);
+  }
+
+  private kick(): void {
+    if (!this.running || this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (!this.running) return;
+    try {
+      this.claimAndSend();
+      this.scheduleNextLook();
+    } catch (err) {
+      this.opts.log.error({ err }, 'webhook dispatcher could not read its queue');
+      this.wakeIn(this.pollMs);
+    }
+  }
+
+  private claimAndSend(): void {
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const { webhookDeliveries } = this.opts.store;
+    const now = new Date();
+    const counts = new Map(this.inFlightPerWebhook);
+    const full = [...counts].filter(([, n]) => n >= this.perWebhook).map(([id]) => id);
+    const picked: number[] = [];
+    for (const candidate of webhookDeliveries.due(now, full, free * 4)) {
+      if (picked.length >= free) break;
+      const n = counts.get(candidate.webhook_id) ?? 0;
+      if (n >= this.perWebhook) continue;
+      counts.set(candidate.webhook_id, n + 1);
+      picked.push(candidate.id);
+    }
+    const leaseUntil = new Date(now.getTime() + this.timeoutMs + LEASE_SLACK_MS);
+    const claimed = webhookDeliveries.claim(picked, now, leaseUntil);
+    for (const job of webhookDeliveries.jobs(claimed)) this.send(job);
+  }
+
+  /** Wakes for the next due delivery, or after the poll interval, whichever is sooner. */
+  private scheduleNextLook(): void {
+    const next = this.opts.store.webhookDeliveries.nextDueAt();
+    const dueIn = next === null ? Infinity : Date.parse(next) - Date.now();
+    this.wakeIn(dueIn > 0 ? Math.min(dueIn, this.pollMs) : this.pollMs);
+  }
+
+  private wakeIn(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.kick(), ms);
+    this.timer.unref();
+  }
+
+  private send(job: DeliveryJob): void {
+    const hook = job.webhook_id;
+    this.inFlightPerWebhook.set(hook, (this.inFlightPerWebhook.get(hook) ?? 0) + 1);
+    const done = this.deliver(job)
+      .catch((err: unknown) =>
+        this.opts.log.error({ err, delivery: job.id }, 'webhook delivery failed to record'),
+      )
+      .finally(() => {
+        this.inFlight.delete(job.id);
+        const left = (this.inFlightPerWebhook.get(hook) ?? 1) - 1;
+        if (left > 0) this.inFlightPerWebhook.set(hook, left);
+        else this.inFlightPerWebhook.delete(hook);
+        this.kick();
+      });
+    this.inFlight.set(job.id, done);
+  }
+
+  private async deliver(job: DeliveryJob): Promise<void> {
+    const { store } = this.opts;
+    if (job.webhook_status !== 'enabled' && job.event_type !== TEST_EVENT_TYPE) {
+      store.webhookDeliveries.fail(job.id, 'webhook disabled');
+      return;
+    }
+    const headers = webhookHeaders(job.secret, job.event_id, job.payload);
+    const result = await postWebhook(job.url, headers, job.payload, {
+      timeoutMs: this.timeoutMs,
+      allowPrivate: this.opts.allowPrivate,
+    });
+    // Stopped and the database closed while the post was out: the lease brings it back after restart.
+    if (!store.db.sqlite.open) return;
+    await store.groupCommit.submit(() => this.record(job, result, new Date()));
+    this.opts.log.debug(
+      { webhook: job.webhook_id, event: job.event_id, status: result.status, ms: result.durationMs },
+      result.ok ? 'webhook delivered' : 'webhook attempt failed',
+    );
+  }
+
+  /** Runs inside the commit that logs the attempt: the delivery's next step and the webhook's health. */
+  private record(job: DeliveryJob, result: PostResult, at: Date): void {
+    const { webhooks, webhookDeliveries } = this.opts.store;
+    const isTest = job.event_type === TEST_EVENT_TYPE;
+    const delay = result.ok || result.gone || isTest ? null : retryDelay(job.attempts + 1, this.delays);
+    const recorded = webhookDeliveries.recordAttempt({
+      deliveryId: job.id,
+      webhookId: job.webhook_id,
+      statusCode: result.status,
+      error: result.error,
+      durationMs: result.durationMs,
+      at,
+      outcome: result.ok
+        ? { status: 'succeeded' }
+        : delay === null
+          ? { status: 'failed' }
+          : { status: 'pending', nextAttemptAt: new Date(at.getTime() + delay) },
+    });
+    if (!recorded || isTest) return;
+    if (result.ok) {
+      webhooks.markHealthy(job.webhook_id);
+    } else if (result.gone) {
+      webhooks.disable(job.webhook_id, 'gone', at);
+      this.opts.log.warn({ webhook: job.webhook_id }, 'webhook answered 410 Gone: disabled');
+    } else {
+      const since = webhooks.markFailing(job.webhook_id, at);
+      if (since !== undefined && at.getTime() - Date.parse(since) >= this.disableAfterMs) {
+        webhooks.disable(job.webhook_id, 'failing', at);
+        this.opts.log.warn({ webhook: job.webhook_id, since }, 'webhook failing too long: disabled');
+      }
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import {
+  CreateDraftBody,
+  Draft,
+  DraftAccountQuery,
+  DraftUidParam,
+  IdempotencyHeader,
+  SendDraftBody,
+  SendResult,
+  UpdateDraftBody,
+} from '../schemas/send.js';
+import { okJson, sendingErrors } from './send.js';
+
+// Paths under /emails/drafts have a literal second segment that no /emails/{id}/... route of
+// another method shares; {uid} only matches digits, so /emails/drafts never reads as an email id.
+const create = createRoute({
+  method: 'post',
+  path: '/emails/drafts',
+  tags: ['Drafts'],
+  summary: 'Create a draft in the Drafts folder',
+  description: 'Stored as real MIME with `\\Draft`; `inReplyTo` (a uid) sets the threading headers.',
+  security: bearerSecurity,
+  request: jsonBody(CreateDraftBody),
+  responses: {
+    201: {
+      description: 'The new draft',
+      content: { 'application/json': { schema: envelope(z.object({ draft: Draft })) } },
+    },
+    ...commonErrors,
+    413: sendingErrors[413],
+  },
+});
+
+const update = createRoute({
+  method: 'put',
+  path: '/emails/drafts/{uid}',
+  tags: ['Drafts'],
+  summary: 'Update a draft: fields given replace, fields absent stay',
+  security: bearerSecurity,
+  request: { params: DraftUidParam, ...jsonBody(UpdateDraftBody) },
+  responses: {
+    ...okJson(envelope(z.object({ draft: Draft })), 'The draft as it is now'),
+    ...commonErrors,
+    413: sendingErrors[413],
+  },
+});
+
+const send = createRoute({
+  method: 'post',
+  path: '/emails/drafts/{uid}/send',
+  tags: ['Drafts'],
+  summary: 'Send a draft; it moves from Drafts to Sent keeping its uid',
+  security: bearerSecurity,
+  request: { params: DraftUidParam, headers: IdempotencyHeader, ...jsonBody(SendDraftBody) },
+  responses: {
+    ...okJson(envelope(SendResult), 'The sent email, as a send answers'),
+    ...commonErrors,
+    ...sendingErrors,
+  },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/emails/drafts/{uid}',
+  tags: ['Drafts'],
+  summary: 'Delete a draft without sending it',
+  security: bearerSecurity,
+  request: { params: DraftUidParam, query: DraftAccountQuery },
+  responses: {
+    ...okResponse(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),
+    ...commonErrors,
+  },
+});
+
+export function registerDraftRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(create, async (c) => {
+    const { account, ...fields } = c.req.valid('json');
+    return ok(c, { draft: await createDraft(c.var.deps, c.var.userId, account, fields) }, 201);
+  });
+
+  app.openapi(update, async (c) => {
+    const { uid } = c.req.valid('param');
+    const { account, ...fields } = c.req.valid('json');
+    return ok(c, { draft: await updateDraft(c.var.deps, c.var.userId, account, uid, fields) });
+  });
+
+  app.openapi(send, async (c) => {
+    const { uid } = c.req.valid('param');
+    const idempotencyKey = c.req.valid('header')['idempotency-key'];
+    const { account } = c.req.valid('json');
+    return ok(c, await sendDraft(c.var.deps, c.var.userId, account, uid, { idempotencyKey }));
+  });
+
+  app.openapi(remove, (c) => {
+    const { uid } = c.req.valid('param');
+    return ok(c, deleteDraft(c.var.deps, c.var.userId, c.req.valid('query').account, uid));
+  });
+}

@@ -1,0 +1,87 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { applyLabels, removeLabel } from '../../mailbox/labels.js';
+import { deleteEmail, updateEmail } from '../../mailbox/organise.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import { Email } from '../schemas/emails.js';
+import {
+  ApplyLabelsBody,
+  DeleteEmailQuery,
+  DeleteEmailResult,
+  EmailLabelParams,
+  OrganiseQuery,
+  UpdateEmailBody,
+} from '../schemas/organise.js';
+
+const emailResponse = okResponse(envelope(z.object({ email: Email })), 'The email as it is now');
+
+const update = createRoute({
+  method: 'patch',
+  path: '/emails/{id}',
+  tags: ['Emails'],
+  summary: 'Mark read or unread, flag or unflag, or move to another folder',
+  description:
+    'The uid stays the same across moves. Moving into or out of Drafts is refused: drafts have their own routes.',
+  security: bearerSecurity,
+  request: { params: UidParam, query: OrganiseQuery, ...jsonBody(UpdateEmailBody) },
+  responses: { ...emailResponse, ...commonErrors },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/emails/{id}',
+  tags: ['Emails'],
+  summary: 'Move an email to Trash, or delete it for good',
+  description:
+    'Moves to Trash keeping the uid. An email already in Trash, a draft, or any email with permanent=true ' +
+    'is deleted for good. Trash is emptied of mail older than MAILROOM_TRASH_DAYS.',
+  security: bearerSecurity,
+  request: { params: UidParam, query: DeleteEmailQuery },
+  responses: { ...okResponse(envelope(DeleteEmailResult), 'Where the email went'), ...commonErrors },
+});
+
+const label = createRoute({
+  method: 'post',
+  path: '/emails/{id}/labels',
+  tags: ['Labels'],
+  summary: 'Put labels (ids or names) on an email; labels it already has are kept once',
+  security: bearerSecurity,
+  request: { params: UidParam, query: OrganiseQuery, ...jsonBody(ApplyLabelsBody) },
+  responses: { ...emailResponse, ...commonErrors },
+});
+
+const unlabel = createRoute({
+  method: 'delete',
+  path: '/emails/{id}/labels/{labelId}',
+  tags: ['Labels'],
+  summary: 'Take a label off an email',
+  security: bearerSecurity,
+  request: { params: EmailLabelParams, query: OrganiseQuery },
+  responses: { ...emailResponse, ...commonErrors },
+});
+
+export function registerEmailOrganiseRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(update, (c) => {
+    const ref = { ...c.req.valid('query'), uid: c.req.valid('param').id };
+    return ok(c, { email: updateEmail(c.var.deps, c.var.userId, ref, c.req.valid('json')) });
+  });
+
+  app.openapi(remove, (c) => {
+    const { permanent, ...where } = c.req.valid('query');
+    const ref = { ...where, uid: c.req.valid('param').id };
+    return ok(c, deleteEmail(c.var.deps, c.var.userId, ref, { permanent }));
+  });
+
+  app.openapi(label, (c) => {
+    const ref = { ...c.req.valid('query'), uid: c.req.valid('param').id };
+    return ok(c, { email: applyLabels(c.var.deps, c.var.userId, ref, c.req.valid('json').labels) });
+  });
+
+  app.openapi(unlabel, (c) => {
+    const { id, labelId } = c.req.valid('param');
+    const ref = { ...c.req.valid('query'), uid: id };
+    return ok(c, { email: removeLabel(c.var.deps, c.var.userId, ref, labelId) });
+  });
+}

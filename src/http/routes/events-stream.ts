@@ -1,0 +1,92 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { openEventFeed } from '../../mailbox/event-stream.js';
+import type { AppEnv } from '../context.js';
+import { bearerSecurity, commonErrors } from '../schemas/common.js';
+import { EventsHeaders, EventsQuery } from '../schemas/webhooks.js';
+
+const stream = createRoute({
+  method: 'get',
+  path: '/events',
+  tags: ['Events'],
+  security: bearerSecurity,
+  summary: 'Server-Sent Events: the webhook event objects of your inboxes, live',
+  description:
+    'Each message is `event: <type>`, `id: <sequence number>`, `data: <the event object as JSON>`. ' +
+    'Reconnect with `Last-Event-ID` (or `?lastEventId=`) to receive exactly what was missed. ' +
+    'The stream opens with a `: connected` comment; a `: ping` comment follows every quiet interval.',
+  request: { query: EventsQuery, headers: EventsHeaders },
+  responses: {
+    200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },
+    ...commonErrors,
+  },
+});
+
+export interface EventStreamOptions {
+  /** A comment is sent after this long without an event, keeping proxies and clients aware. Default 15 s. */
+  heartbeatMs?: number;
+}
+
+/**
+ * `GET /events`. Returns the route registration and `closeAll`, which the server calls on stop
+ * so open streams end at once instead of holding the HTTP server's close.
+ */
+export function createEventStreamRoutes(options: EventStreamOptions = {}) {
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const open = new Set<() => void>();
+
+  function register(app: OpenAPIHono<AppEnv>) {
+    app.openapi(stream, (c) => {
+      const { account, lastEventId } = c.req.valid('query');
+      const resumeAfter = c.req.valid('header')['last-event-id'] ?? lastEventId;
+      const feed = openEventFeed(c.var.deps, c.var.userId, {
+        ...(account !== undefined ? { account } : {}),
+        ...(resumeAfter !== undefined ? { lastEventId: Number(resumeAfter) } : {}),
+      });
+      c.header('X-Accel-Buffering', 'no');
+      const response = streamSSE(c, async (sse) => {
+        let closed = false;
+        const close = () => {
+          closed = true;
+          feed.close();
+        };
+        open.add(close);
+        sse.onAbort(close);
+        c.req.raw.signal.addEventListener('abort', close);
+        try {
+          await sse.write(': connected\n\n');
+          await pump();
+        } catch (err) {
+          c.var.deps.log.warn({ err }, 'event stream ended on an error');
+        } finally {
+          open.delete(close);
+          feed.close();
+          c.req.raw.signal.removeEventListener('abort', close);
+        }
+
+        async function pump() {
+          while (!closed) {
+            for (const row of feed.take()) {
+              if (closed) break;
+              await sse.writeSSE({ event: row.type, id: String(row.seq), data: row.payload });
+            }
+            if (closed) break;
+            const more = await feed.wait(heartbeatMs);
+            if (!more && !closed) await sse.write(': ping\n\n');
+          }
+        }
+      });
+      // The connection ends with the stream, so a server stopping is not held up by it going idle.
+      response.headers.set('Connection', 'close');
+      return response;
+    });
+  }
+
+  return {
+    register,
+    closeAll(): void {
+      for (const close of [...open]) close();
+    },
+  };
+}

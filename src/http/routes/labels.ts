@@ -1,0 +1,113 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from '../../mailbox/labels.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import {
+  ErrorResponse,
+  bearerSecurity,
+  commonErrors,
+  envelope,
+  jsonBody,
+  okResponse,
+} from '../schemas/common.js';
+import { CreateLabelBody, Label, LabelIdParam, ListLabelsQuery, UpdateLabelBody } from '../schemas/labels.js';
+
+const conflict = {
+  409: {
+    description: 'A label with this name exists (names compare case-insensitively)',
+    content: { 'application/json': { schema: ErrorResponse } },
+  },
+} as const;
+
+const labelResponse = okResponse(envelope(z.object({ label: Label })), 'The label');
+
+const create = createRoute({
+  method: 'post',
+  path: '/labels',
+  tags: ['Labels'],
+  summary: 'Create a label; a palette colour is picked at random when color is omitted',
+  security: bearerSecurity,
+  request: jsonBody(CreateLabelBody),
+  responses: {
+    201: {
+      description: 'The label',
+      content: { 'application/json': { schema: envelope(z.object({ label: Label }), true) } },
+    },
+    ...commonErrors,
+    ...conflict,
+  },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/labels',
+  tags: ['Labels'],
+  summary: 'Your labels, newest first',
+  security: bearerSecurity,
+  request: { query: ListLabelsQuery },
+  responses: {
+    ...okResponse(
+      envelope(z.object({ labels: z.array(Label), nextCursor: z.string().nullable() })),
+      'A page of labels',
+    ),
+    ...commonErrors,
+  },
+});
+
+const one = createRoute({
+  method: 'get',
+  path: '/labels/{id}',
+  tags: ['Labels'],
+  summary: 'One label',
+  security: bearerSecurity,
+  request: { params: LabelIdParam },
+  responses: { ...labelResponse, ...commonErrors },
+});
+
+const update = createRoute({
+  method: 'patch',
+  path: '/labels/{id}',
+  tags: ['Labels'],
+  summary: 'Change a label: the fields given replace, the others stay (description null clears it)',
+  security: bearerSecurity,
+  request: { params: LabelIdParam, ...jsonBody(UpdateLabelBody) },
+  responses: { ...labelResponse, ...commonErrors, ...conflict },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/labels/{id}',
+  tags: ['Labels'],
+  summary: 'Delete a label; it comes off every email that carried it',
+  security: bearerSecurity,
+  request: { params: LabelIdParam },
+  responses: {
+    ...okResponse(envelope(z.object({ id: z.string(), deleted: z.literal(true) })), 'Deleted'),
+    ...commonErrors,
+  },
+});
+
+export function registerLabelRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(create, (c) => {
+    const label = createLabel(c.var.deps, c.var.userId, c.req.valid('json'));
+    return ok(c, { label }, 201, 'Label created successfully');
+  });
+
+  app.openapi(list, (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    return ok(c, listLabels(c.var.deps, c.var.userId, limit, cursor));
+  });
+
+  app.openapi(one, (c) => ok(c, { label: getLabel(c.var.deps, c.var.userId, c.req.valid('param').id) }));
+
+  app.openapi(update, (c) => {
+    const label = updateLabel(c.var.deps, c.var.userId, c.req.valid('param').id, c.req.valid('json'));
+    return ok(c, { label });
+  });
+
+  app.openapi(remove, (c) => {
+    const { id } = deleteLabel(c.var.deps, c.var.userId, c.req.valid('param').id);
+    return ok(c, { id, deleted: true });
+  });
+}

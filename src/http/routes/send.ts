@@ -1,0 +1,116 @@
+import { createRoute } from '@hono/zod-openapi';
+import type { OpenAPIHono, z } from '@hono/zod-openapi';
+import { forwardEmail, replyToEmail } from '../../mailbox/reply-forward.js';
+import { sendEmail } from '../../mailbox/send.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import {
+  ErrorResponse,
+  UidParam,
+  bearerSecurity,
+  commonErrors,
+  envelope,
+  jsonBody,
+} from '../schemas/common.js';
+import {
+  ForwardBody,
+  IdempotencyHeader,
+  ReplyBody,
+  ReplyResult,
+  SendBody,
+  SendResult,
+  SourceQuery,
+} from '../schemas/send.js';
+
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorResponse } },
+});
+
+/**
+ * A 200 documented with its concrete schema: okResponse's loosely typed one leaves async
+ * handlers without a return type they can satisfy.
+ */
+export function okJson<T extends z.ZodTypeAny>(schema: T, description: string) {
+  return { 200: { description, content: { 'application/json': { schema } } } };
+}
+
+/** Errors every sending route may add to the common ones. */
+export const sendingErrors = {
+  409: error('The Idempotency-Key was used with a different request'),
+  413: error('The message is over the size limit'),
+  422: error('The inbox cannot send'),
+} as const;
+
+const send = createRoute({
+  method: 'post',
+  path: '/emails/send',
+  tags: ['Sending'],
+  summary: 'Send an email from one of your inboxes',
+  description:
+    'Local recipients get it at once; others are queued for delivery (or captured in sandbox mode). ' +
+    'A copy goes to Sent with `\\Seen`; bcc is kept on that copy only.',
+  security: bearerSecurity,
+  request: { headers: IdempotencyHeader, ...jsonBody(SendBody) },
+  responses: {
+    ...okJson(envelope(SendResult), 'The sent email'),
+    ...commonErrors,
+    ...sendingErrors,
+  },
+});
+
+const reply = createRoute({
+  method: 'post',
+  path: '/emails/{id}/reply',
+  tags: ['Sending'],
+  summary: 'Reply (or reply all) to an email',
+  description: 'Sets In-Reply-To and References, quotes the original by default, flags it `\\Answered`.',
+  security: bearerSecurity,
+  request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ReplyBody) },
+  responses: {
+    ...okJson(envelope(ReplyResult), 'The reply as sent'),
+    ...commonErrors,
+    ...sendingErrors,
+  },
+});
+
+const forward = createRoute({
+  method: 'post',
+  path: '/emails/{id}/forward',
+  tags: ['Sending'],
+  summary: 'Forward an email, with its attachments by default',
+  security: bearerSecurity,
+  request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ForwardBody) },
+  responses: {
+    ...okJson(envelope(ReplyResult), 'The forward as sent'),
+    ...commonErrors,
+    ...sendingErrors,
+  },
+});
+
+export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(send, async (c) => {
+    const idempotencyKey = c.req.valid('header')['idempotency-key'];
+    return ok(c, await sendEmail(c.var.deps, c.var.userId, c.req.valid('json'), { idempotencyKey }));
+  });
+
+  app.openapi(reply, async (c) => {
+    const { id } = c.req.valid('param');
+    const idempotencyKey = c.req.valid('header')['idempotency-key'];
+    const source = { ...c.req.valid('query'), uid: id };
+    return ok(
+      c,
+      await replyToEmail(c.var.deps, c.var.userId, source, c.req.valid('json'), { idempotencyKey }),
+    );
+  });
+
+  app.openapi(forward, async (c) => {
+    const { id } = c.req.valid('param');
+    const idempotencyKey = c.req.valid('header')['idempotency-key'];
+    const source = { ...c.req.valid('query'), uid: id };
+    return ok(
+      c,
+      await forwardEmail(c.var.deps, c.var.userId, source, c.req.valid('json'), { idempotencyKey }),
+    );
+  });
+}

@@ -1,0 +1,182 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+} from '../../mailbox/webhooks.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import {
+  CreateWebhookBody,
+  DeliveryAttempt,
+  ListWebhooksQuery,
+  TestEventResult,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookIdParam,
+  WebhookWithSecret,
+} from '../schemas/webhooks.js';
+
+const tags = ['Webhooks'];
+const security = bearerSecurity;
+
+const create = createRoute({
+  method: 'post',
+  path: '/webhooks',
+  tags,
+  security,
+  summary: 'Register a webhook; the response holds its signing secret, shown only this once',
+  request: jsonBody(CreateWebhookBody),
+  responses: {
+    201: {
+      description: 'The webhook, with its secret',
+      content: { 'application/json': { schema: envelope(z.object({ webhook: WebhookWithSecret })) } },
+    },
+    ...commonErrors,
+  },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/webhooks',
+  tags,
+  security,
+  summary: 'Your webhooks, newest first',
+  request: { query: ListWebhooksQuery },
+  responses: {
+    ...okResponse(
+      envelope(z.object({ webhooks: z.array(Webhook), nextCursor: z.string().nullable() })),
+      'A page of webhooks',
+    ),
+    ...commonErrors,
+  },
+});
+
+const one = createRoute({
+  method: 'get',
+  path: '/webhooks/{id}',
+  tags,
+  security,
+  summary: 'One webhook (without its secret)',
+  request: { params: WebhookIdParam },
+  responses: { ...okResponse(envelope(z.object({ webhook: Webhook })), 'The webhook'), ...commonErrors },
+});
+
+const update = createRoute({
+  method: 'patch',
+  path: '/webhooks/{id}',
+  tags,
+  security,
+  summary: 'Change url, events, accounts, description or status',
+  request: { params: WebhookIdParam, ...jsonBody(UpdateWebhookBody) },
+  // Spelled out rather than okResponse(): its `as const` trips the typing of async handlers.
+  responses: {
+    200: {
+      description: 'The webhook',
+      content: { 'application/json': { schema: envelope(z.object({ webhook: Webhook })) } },
+    },
+    ...commonErrors,
+  },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/webhooks/{id}',
+  tags,
+  security,
+  summary: 'Delete a webhook; nothing more is delivered to it',
+  request: { params: WebhookIdParam },
+  responses: {
+    ...okResponse(envelope(z.object({ id: z.string(), deleted: z.literal(true) })), 'Deleted'),
+    ...commonErrors,
+  },
+});
+
+const rotate = createRoute({
+  method: 'post',
+  path: '/webhooks/{id}/rotate-secret',
+  tags,
+  security,
+  summary: 'Replace the signing secret; the new one is shown only in this response',
+  request: { params: WebhookIdParam },
+  responses: {
+    ...okResponse(envelope(z.object({ webhook: WebhookWithSecret })), 'The webhook, with its new secret'),
+    ...commonErrors,
+  },
+});
+
+const test = createRoute({
+  method: 'post',
+  path: '/webhooks/{id}/test',
+  tags,
+  security,
+  summary: 'Send a webhook.test event to this webhook (one attempt; see its deliveries)',
+  request: { params: WebhookIdParam },
+  responses: {
+    200: {
+      description: 'The queued test event',
+      content: { 'application/json': { schema: envelope(TestEventResult) } },
+    },
+    ...commonErrors,
+  },
+});
+
+const deliveries = createRoute({
+  method: 'get',
+  path: '/webhooks/{id}/deliveries',
+  tags,
+  security,
+  summary: 'Recent delivery attempts, newest first',
+  request: { params: WebhookIdParam, query: ListWebhooksQuery },
+  responses: {
+    ...okResponse(
+      envelope(z.object({ deliveries: z.array(DeliveryAttempt), nextCursor: z.string().nullable() })),
+      'A page of attempts',
+    ),
+    ...commonErrors,
+  },
+});
+
+export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(create, async (c) =>
+    ok(c, { webhook: await createWebhook(c.var.deps, c.var.userId, c.req.valid('json')) }, 201),
+  );
+
+  app.openapi(list, (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    return ok(c, listWebhooks(c.var.deps, c.var.userId, limit, cursor));
+  });
+
+  app.openapi(one, (c) => ok(c, { webhook: getWebhook(c.var.deps, c.var.userId, c.req.valid('param').id) }));
+
+  app.openapi(update, async (c) => {
+    const { id } = c.req.valid('param');
+    return ok(c, { webhook: await updateWebhook(c.var.deps, c.var.userId, id, c.req.valid('json')) });
+  });
+
+  app.openapi(remove, (c) => {
+    const { id } = c.req.valid('param');
+    deleteWebhook(c.var.deps, c.var.userId, id);
+    return ok(c, { id, deleted: true });
+  });
+
+  app.openapi(rotate, (c) =>
+    ok(c, { webhook: rotateWebhookSecret(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+  );
+
+  app.openapi(test, async (c) =>
+    ok(c, await sendTestEvent(c.var.deps, c.var.userId, c.req.valid('param').id)),
+  );
+
+  app.openapi(deliveries, (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    return ok(c, listDeliveries(c.var.deps, c.var.userId, c.req.valid('param').id, limit, cursor));
+  });
+}

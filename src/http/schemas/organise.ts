@@ -1,0 +1,100 @@
+import { z } from '@hono/zod-openapi';
+import { folderNameProblem, FOLDER_NAME_MAX } from '../../mailbox/folders.js';
+import { EMAIL_ACTIONS } from '../../mailbox/organise.js';
+import { account, booleanQuery } from './common.js';
+import { labelRef } from './labels.js';
+
+const whereFolder = z
+  .string()
+  .min(1)
+  .optional()
+  .openapi({ description: 'the folder the email must be in; by uid alone when omitted' });
+
+export const OrganiseQuery = z.object({ account, folder: whereFolder });
+
+export const DeleteEmailQuery = z.object({
+  account,
+  folder: whereFolder,
+  permanent: booleanQuery
+    .optional()
+    .openapi({ description: 'delete for good at once instead of moving to Trash' }),
+});
+
+const actionList = EMAIL_ACTIONS.join(', ');
+
+export const UpdateEmailBody = z
+  .object({
+    action: z
+      .enum(EMAIL_ACTIONS, {
+        error: (issue) =>
+          issue.input === undefined
+            ? `action is required: one of ${actionList}`
+            : `action must be one of ${actionList}`,
+      })
+      .openapi({ description: 'read/unread set or clear \\Seen; flag/unflag \\Flagged; move needs folder' }),
+    folder: z
+      .string({ error: 'folder must be a string' })
+      .min(1, 'folder must not be empty')
+      .optional()
+      .openapi({ description: 'with action move: the destination folder (must exist)', example: 'Archive' }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.action === 'move' && body.folder === undefined)
+      ctx.addIssue({ code: 'custom', path: ['folder'], message: 'folder is required with action move' });
+    if (body.action !== 'move' && body.folder !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['folder'],
+        message: 'folder is only used with action move; to say where the email is, use the ?folder= query',
+      });
+    }
+  });
+
+export const DeleteEmailResult = z
+  .object({
+    uid: z.number().int(),
+    deleted: z.boolean().openapi({ description: 'true: gone for good; false: moved to Trash' }),
+    folder: z.string().nullable().openapi({ description: 'Trash, or null when deleted for good' }),
+  })
+  .openapi('DeleteEmailResult');
+
+export const ApplyLabelsBody = z.object({
+  labels: z
+    .array(labelRef, { error: 'labels must be an array of label ids or names' })
+    .min(1, 'labels must name at least one label')
+    .max(100, 'at most 100 labels at once'),
+});
+
+export const EmailLabelParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,15}$/, 'id must be an integer uid')
+    .transform(Number)
+    .openapi({ param: { name: 'id', in: 'path' }, type: 'integer', example: '1' }),
+  labelId: labelRef.openapi({ param: { name: 'labelId', in: 'path' } }),
+});
+
+export const CreateFolderBody = z.object({
+  name: z
+    .string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') })
+    .superRefine((value, ctx) => {
+      const problem = folderNameProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .openapi({ minLength: 1, maxLength: FOLDER_NAME_MAX, example: 'Archive' }),
+});
+
+export const FolderNameParam = z.object({
+  name: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'name', in: 'path' }, description: 'the folder name, URL-encoded' }),
+});
+
+export const DeleteFolderResult = z
+  .object({
+    name: z.string(),
+    deleted: z.literal(true),
+    movedToTrash: z.number().int().openapi({ description: 'emails the folder held, now in Trash' }),
+  })
+  .openapi('DeleteFolderResult');

@@ -1,0 +1,88 @@
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../config.js';
+import type { EventRow } from '../store/events.js';
+
+export interface IngestJob {
+  id: number;
+  raw: Uint8Array;
+  inboxIds: number[];
+  authResults: unknown;
+  spam: boolean;
+  receivedAt: string;
+}
+
+export type IngestReply =
+  | { id: number; filed: { inboxId: number; uid: number }[]; events: EventRow[] }
+  | { id: number; error: string };
+
+interface Pending {
+  resolve: (reply: Extract<IngestReply, { filed: unknown }>) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The main-thread side of the ingest thread: hands it messages and settles each promise when
+ * the commit holding that message is done. A crashed thread fails its pending messages (the
+ * SMTP client gets 451 and retries) and is started again.
+ */
+export class IngestWriter {
+  private worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closing = false;
+
+  constructor(private readonly config: Config) {
+    this.worker = this.spawn();
+  }
+
+  submit(job: Omit<IngestJob, 'id'>): Promise<Extract<IngestReply, { filed: unknown }>> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...job, id });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const deadline = Date.now() + 10_000;
+    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.postMessage('close');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    await this.worker.terminate();
+  }
+
+  private spawn(): Worker {
+    const worker = startThread(this.config);
+    worker.on('message', (reply: IngestReply) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      if ('error' in reply) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply);
+    });
+    worker.on('error', (error) => this.failAll(error));
+    worker.on('exit', () => {
+      this.failAll(new Error('ingest thread exited'));
+      if (!this.closing) this.worker = this.spawn();
+    });
+    return worker;
+  }
+
+  private failAll(error: Error): void {
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id);
+      waiting.reject(error);
+    }
+  }
+}
+
+/** From TypeScript sources (tests run from the project root) the thread registers tsx before loading its entry. */
+function startThread(config: Config): Worker {
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./ingest-thread.js', import.meta.url), { workerData: config });
+  const entry = new URL('./ingest-thread.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: config });
+}

@@ -1,0 +1,205 @@
+import type { Db } from '../db/connection.js';
+import { nowIso } from './ids.js';
+
+/** A claimed delivery with what it takes to send it: the webhook's current URL and secret, the event body. */
+export interface DeliveryJob {
+  id: number;
+  webhook_id: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  webhook_status: 'enabled' | 'disabled';
+  event_id: string;
+  event_type: string;
+  payload: string;
+}
+
+export interface AttemptRecord {
+  deliveryId: number;
+  webhookId: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  at: Date;
+  /** The delivery afterwards: pending again at `nextAttemptAt`, succeeded or failed. */
+  outcome: { status: 'succeeded' | 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+}
+
+export interface AttemptListRow {
+  id: number;
+  delivery_id: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+  event_id: string;
+  event_type: string;
+  delivery_status: 'pending' | 'succeeded' | 'failed';
+  delivery_attempts: number;
+  next_attempt_at: string | null;
+}
+
+/** The webhook delivery queue (one row per event and webhook) and the log of every attempt. */
+export class WebhookDeliveryStore {
+  constructor(private readonly db: Db) {}
+
+  /** Queues one event for one webhook (the fan-out of ordinary events is in EventStore.append). */
+  enqueue(webhookId: string, eventSeq: number, at = new Date()): number {
+    const now = nowIso(at);
+    return this.db.run(
+      this.db.kysely.insertInto('webhook_deliveries').values({
+        webhook_id: webhookId,
+        event_seq: eventSeq,
+        status: 'pending',
+        next_attempt_at: now,
+        created_at: now,
+        updated_at: now,
+      }),
+    ).lastInsertRowid;
+  }
+
+  /** Due deliveries, oldest due first, leaving out webhooks that already have enough in flight. */
+  due(now: Date, skipWebhooks: string[], limit: number): { id: number; webhook_id: string }[] {
+    let q = this.db.kysely
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'webhook_id'])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', nowIso(now))
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(limit);
+    if (skipWebhooks.length > 0) q = q.where('webhook_id', 'not in', skipWebhooks);
+    return this.db.all(q);
+  }
+
+  /** When the next pending delivery falls due, if any. */
+  nextDueAt(): string | null {
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+        .where('status', '=', 'pending'),
+    );
+    return row?.at ?? null;
+  }
+
+  /**
+   * Takes deliveries for sending by pushing their due time to `leaseUntil`, so no other loop picks
+   * them meanwhile; if the process dies mid-send they fall due again when the lease runs out.
+   * Returns the ids actually taken (another loop may have been first).
+   */
+  claim(ids: number[], now: Date, leaseUntil: Date): number[] {
+    if (ids.length === 0) return [];
+    const rows = this.db.all(
+      this.db.kysely
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: nowIso(leaseUntil) })
+        .where('id', 'in', ids)
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', nowIso(now))
+        .returning('id'),
+    );
+    return rows.map((r) => r.id);
+  }
+
+  jobs(ids: number[]): DeliveryJob[] {
+    if (ids.length === 0) return [];
+    return this.db.all(
+      this.db.kysely
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .innerJoin('events as e', 'e.seq', 'd.event_seq')
+        .select([
+          'd.id',
+          'd.webhook_id',
+          'd.attempts',
+          'w.url',
+          'w.secret',
+          'w.status as webhook_status',
+          'e.id as event_id',
+          'e.type as event_type',
+          'e.payload',
+        ])
+        .where('d.id', 'in', ids),
+    );
+  }
+
+  /**
+   * Logs an attempt and moves its delivery on. A delivery failed meanwhile (its webhook was
+   * disabled) keeps that status. False when the delivery is gone (its webhook was deleted).
+   */
+  recordAttempt(record: AttemptRecord): boolean {
+    return this.db.transaction(() => {
+      const now = nowIso(record.at);
+      const { outcome } = record;
+      const current = this.db.first(
+        this.db.kysely.selectFrom('webhook_deliveries').select('status').where('id', '=', record.deliveryId),
+      );
+      if (!current) return false;
+      this.db.run(
+        this.db.kysely.insertInto('webhook_attempts').values({
+          delivery_id: record.deliveryId,
+          webhook_id: record.webhookId,
+          status_code: record.statusCode,
+          error: record.error,
+          duration_ms: record.durationMs,
+          attempted_at: now,
+        }),
+      );
+      this.db.run(
+        this.db.kysely
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({
+            attempts: eb('attempts', '+', 1),
+            last_status_code: record.statusCode,
+            last_error: record.error,
+            updated_at: now,
+            ...(current.status === 'pending'
+              ? {
+                  status: outcome.status,
+                  next_attempt_at: outcome.status === 'pending' ? nowIso(outcome.nextAttemptAt) : null,
+                }
+              : {}),
+          }))
+          .where('id', '=', record.deliveryId),
+      );
+      return true;
+    });
+  }
+
+  /** Fails a delivery without sending it (its webhook was switched off meanwhile). */
+  fail(id: number, error: string, at = new Date()): void {
+    this.db.run(
+      this.db.kysely
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: null, last_error: error, updated_at: nowIso(at) })
+        .where('id', '=', id),
+    );
+  }
+
+  /** A webhook's attempts, newest first, paged by attempt id. */
+  attempts(webhookId: string, limit: number, beforeId?: number): AttemptListRow[] {
+    let q = this.db.kysely
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .innerJoin('events as e', 'e.seq', 'd.event_seq')
+      .select([
+        'a.id',
+        'a.delivery_id',
+        'a.status_code',
+        'a.error',
+        'a.duration_ms',
+        'a.attempted_at',
+        'e.id as event_id',
+        'e.type as event_type',
+        'd.status as delivery_status',
+        'd.attempts as delivery_attempts',
+        'd.next_attempt_at',
+      ])
+      .where('a.webhook_id', '=', webhookId)
+      .orderBy('a.id', 'desc')
+      .limit(limit);
+    if (beforeId !== undefined) q = q.where('a.id', '<', beforeId);
+    return this.db.all(q);
+  }
+}

@@ -1,0 +1,164 @@
+import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from '../db/connection.js';
+import type { WebhooksTable } from '../db/schema.js';
+import { newId, nowIso } from './ids.js';
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type DisabledReason = 'user' | 'gone' | 'failing';
+
+export interface NewWebhook {
+  userId: number;
+  url: string;
+  events: string[];
+  /** Inbox ids the webhook is limited to; null for all of the user's inboxes. */
+  accounts: number[] | null;
+  description: string | null;
+  secret: string;
+}
+
+export interface WebhookPatch {
+  url?: string;
+  events?: string[];
+  accounts?: number[] | null;
+  description?: string | null;
+  status?: 'enabled' | 'disabled';
+}
+
+/** Webhook registrations. The delivery queue and its attempts live in webhook-deliveries.ts. */
+export class WebhookStore {
+  constructor(private readonly db: Db) {}
+
+  create(input: NewWebhook, at = new Date()): WebhookRow {
+    const now = nowIso(at);
+    const row: WebhookRow = {
+      id: newId('wh'),
+      user_id: input.userId,
+      url: input.url,
+      events: JSON.stringify(input.events),
+      accounts: input.accounts === null ? null : JSON.stringify(input.accounts),
+      description: input.description,
+      status: 'enabled',
+      secret: input.secret,
+      failing_since: null,
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.db.run(this.db.kysely.insertInto('webhooks').values(row));
+    return row;
+  }
+
+  /** A webhook of this user; another user's id is as absent as an unknown one. */
+  get(userId: number, id: string): WebhookRow | undefined {
+    return this.db.first(
+      this.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', id).where('user_id', '=', userId),
+    );
+  }
+
+  /** Newest first, paged by rowid (`before` is the last rowid of the previous page). */
+  list(userId: number, limit: number, before?: number): (WebhookRow & { position: number })[] {
+    let q = this.db.kysely
+      .selectFrom('webhooks')
+      .selectAll()
+      .select(sql<number>`rowid`.as('position'))
+      .where('user_id', '=', userId)
+      .orderBy(sql`rowid`, 'desc')
+      .limit(limit);
+    if (before !== undefined) q = q.where(sql<number>`rowid`, '<', before);
+    return this.db.all(q);
+  }
+
+  /**
+   * Applies a change. Disabling fails the webhook's pending deliveries in the same transaction;
+   * enabling clears its failure streak.
+   */
+  update(userId: number, id: string, patch: WebhookPatch, at = new Date()): WebhookRow | undefined {
+    return this.db.transaction(() => {
+      const current = this.get(userId, id);
+      if (!current) return undefined;
+      const now = nowIso(at);
+      const values: Partial<WebhookRow> = { updated_at: now };
+      if (patch.url !== undefined) values.url = patch.url;
+      if (patch.events !== undefined) values.events = JSON.stringify(patch.events);
+      if (patch.accounts !== undefined)
+        values.accounts = patch.accounts === null ? null : JSON.stringify(patch.accounts);
+      if (patch.description !== undefined) values.description = patch.description;
+      this.db.run(this.db.kysely.updateTable('webhooks').set(values).where('id', '=', id));
+      if (patch.status === 'disabled' && current.status === 'enabled') this.disable(id, 'user', at);
+      if (patch.status === 'enabled' && current.status === 'disabled') this.enable(id, at);
+      return this.get(userId, id);
+    });
+  }
+
+  setSecret(userId: number, id: string, secret: string, at = new Date()): WebhookRow | undefined {
+    const { changes } = this.db.run(
+      this.db.kysely
+        .updateTable('webhooks')
+        .set({ secret, updated_at: nowIso(at) })
+        .where('id', '=', id)
+        .where('user_id', '=', userId),
+    );
+    return changes > 0 ? this.get(userId, id) : undefined;
+  }
+
+  /** Deletes the webhook; its deliveries and attempts go with it (ON DELETE CASCADE). */
+  remove(userId: number, id: string): boolean {
+    return (
+      this.db.run(this.db.kysely.deleteFrom('webhooks').where('id', '=', id).where('user_id', '=', userId))
+        .changes > 0
+    );
+  }
+
+  /** Switches a webhook off and fails what was still waiting for it. */
+  disable(id: string, reason: DisabledReason, at = new Date()): void {
+    const now = nowIso(at);
+    this.db.transaction(() => {
+      this.db.run(
+        this.db.kysely
+          .updateTable('webhooks')
+          .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
+          .where('id', '=', id)
+          .where('status', '=', 'enabled'),
+      );
+      this.db.run(
+        this.db.kysely
+          .updateTable('webhook_deliveries')
+          .set({ status: 'failed', next_attempt_at: null, last_error: 'webhook disabled', updated_at: now })
+          .where('webhook_id', '=', id)
+          .where('status', '=', 'pending'),
+      );
+    });
+  }
+
+  private enable(id: string, at: Date): void {
+    this.db.run(
+      this.db.kysely
+        .updateTable('webhooks')
+        .set({ status: 'enabled', disabled_reason: null, failing_since: null, updated_at: nowIso(at) })
+        .where('id', '=', id),
+    );
+  }
+
+  /** A delivery succeeded: the endpoint is healthy again. */
+  markHealthy(id: string): void {
+    this.db.run(
+      this.db.kysely
+        .updateTable('webhooks')
+        .set({ failing_since: null })
+        .where('id', '=', id)
+        .where('failing_since', 'is not', null),
+    );
+  }
+
+  /** A delivery failed: starts the failure streak if none is running; returns when it started. */
+  markFailing(id: string, at = new Date()): string | undefined {
+    const row = this.db
+      .raw(
+        `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?
+         RETURNING failing_since`,
+      )
+      .get(nowIso(at), id) as { failing_since: string } | undefined;
+    return row?.failing_since;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * npm run bench: Mailroom's measured speed, side by side with MailDev (a Node mail catcher that
+ * keeps mail in memory, with no durability and no search index) where the two do the same work.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runIngest } from './ingest.js';
+import { fillInbox, timeRequests } from './list.js';
+import { startMaildev, startMailroom } from './processes.js';
+
+const INGEST_MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 2000);
+const LIST_MESSAGES = Number(process.env.BENCH_LIST_MESSAGES ?? 100_000);
+const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 0);
+
+async function ingest() {
+  console.log(`\n## Ingest: ${INGEST_MESSAGES} messages of ~5 KB over 20 persistent SMTP connections`);
+  const mailroom = await startMailroom();
+  const ours = await runIngest(mailroom.smtpPort, 'agent@mailroom.test', INGEST_MESSAGES);
+  await mailroom.stop();
+  const maildev = await startMaildev();
+  const peer = await runIngest(maildev.smtpPort, 'agent@mailroom.test', INGEST_MESSAGES);
+  await maildev.stop();
+  console.log(`Mailroom (SQLite, fsync per group commit, FTS5 index): ${fmt(ours.perSecond)} msg/s`);
+  console.log(`MailDev 3 (in memory, no index):                      ${fmt(peer.perSecond)} msg/s`);
+  console.log(
+    `ratio Mailroom / MailDev: ${(ours.perSecond / peer.perSecond).toFixed(2)}   (target: >= 1500 msg/s)`,
+  );
+}
+
+async function list() {
+  console.log(`\n## List: an inbox of ${LIST_MESSAGES} messages, GET /emails?limit=50 over HTTP`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-list-'));
+  const filled = Date.now();
+  const { inbox, apiKey } = await fillInbox(dataDir, LIST_MESSAGES);
+  console.log(`filled in ${((Date.now() - filled) / 1000).toFixed(1)} s`);
+  const server = await startMailroom({ MAILROOM_DATA_DIR: dataDir, MAILROOM_BOOTSTRAP: 'false' });
+  const base = `http://127.0.0.1:${server.httpPort}/api/v1/emails?account=${inbox}&limit=50`;
+  const cursorAt = (uid: number) => Buffer.from(`uid:${uid}`).toString('base64url');
+  const first = await timeRequests(() => base, apiKey, 500);
+  const deep = await timeRequests(
+    (i) => `${base}&cursor=${cursorAt(1 + ((i * 7919) % LIST_MESSAGES))}`,
+    apiKey,
+    500,
+  );
+  const unread = await timeRequests(() => `${base}&unread=true`, apiKey, 300);
+  const search = await timeRequests(
+    (i) => `${base}&q=${['invoice', 'meeting', 'budget'][i % 3]}`,
+    apiKey,
+    300,
+  );
+  await server.stop();
+  const row = (name: string, l: { p50: number; p99: number }) =>
+    console.log(`${name.padEnd(34)} p50 ${l.p50.toFixed(2)} ms   p99 ${l.p99.toFixed(2)} ms`);
+  row('first page', first);
+  row('page at a random depth (cursor)', deep);
+  row('unread filter', unread);
+  row('full-text search (q=)', search);
+  console.log('target: first page p50 < 5 ms at 100,000 messages');
+}
+
+const only = process.argv[2];
+console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
+if (!only || only === 'ingest') await ingest();
+if (!only || only === 'list') await list();

@@ -1,0 +1,212 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the `mailroom` command from source (tsx), so the test never depends on a stale dist/.
+ * Only the environment given here reaches it, besides PATH.
+ */
+function mailroom(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
+      { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A user error: non-zero exit, exactly one line on stderr, no stack trace. */
+function expectOneLineError(result: CliResult, pattern: RegExp) {
+  expect(result.code).not.toBe(0);
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^mailroom: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+// Each run starts a Node process that compiles TypeScript: allow a slow machine its time.
+describe('the mailroom admin CLI on a data directory', { timeout: 120_000 }, () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-'));
+    env = { MAILROOM_DATA_DIR: dataDir };
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('adds a domain and prints the DNS records to publish', async () => {
+    const result = await mailroom(['domain', 'add', 'team.example'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^MX\s+team\.example\s+10 \S+/m);
+    expect(result.stdout).toMatch(/^TXT\s+team\.example\s+v=spf1 /m);
+    expect(result.stdout).toMatch(/^TXT\s+\S+\._domainkey\.team\.example\s+v=DKIM1; k=rsa; p=\S+$/m);
+    expect(result.stdout).toMatch(/^TXT\s+_dmarc\.team\.example\s+v=DMARC1; /m);
+    expect(fs.existsSync(path.join(dataDir, 'mailroom.db'))).toBe(true);
+  });
+
+  it('answers --json with machine-readable output', async () => {
+    const result = await mailroom(['domain', 'list', '--json'], env);
+    expect(result.code).toBe(0);
+    const { domains } = JSON.parse(result.stdout);
+    expect(domains).toEqual([expect.objectContaining({ name: 'team.example' })]);
+    expect(domains[0].dnsRecords).toHaveLength(4);
+  });
+
+  it('creates a user, an inbox and a key, and lists them, never showing the key again', async () => {
+    const user = await mailroom(['user', 'add', 'support', '--json'], env);
+    expect(user.code).toBe(0);
+    expect(JSON.parse(user.stdout).user).toMatchObject({ name: 'support', id: expect.any(Number) });
+
+    const inbox = await mailroom(
+      ['inbox', 'add', 'help@team.example', '--user', 'support', '--display-name', 'Help desk', '--json'],
+      env,
+    );
+    expect(inbox.code).toBe(0);
+    expect(JSON.parse(inbox.stdout).inbox).toMatchObject({
+      address: 'help@team.example',
+      kind: 'local',
+      user: 'support',
+      displayName: 'Help desk',
+    });
+
+    const text = await mailroom(['key', 'create', '--user', 'support', '--name', 'ci'], env);
+    expect(text.code).toBe(0);
+    const plain = /^(mr_live_\S+)$/m.exec(text.stdout)?.[1];
+    expect(plain).toBeDefined();
+
+    const json = await mailroom(['key', 'create', '--user', 'support', '--json'], env);
+    const created = JSON.parse(json.stdout).key;
+    expect(created).toMatchObject({ key: expect.stringMatching(/^mr_live_/), user: 'support' });
+
+    const keys = await mailroom(['key', 'list', '--user', 'support', '--json'], env);
+    const listed = JSON.parse(keys.stdout).keys as { id: string; name: string; prefix: string }[];
+    expect(listed).toHaveLength(2);
+    expect(listed.map((k) => k.name).sort()).toEqual(['', 'ci']);
+    expect(keys.stdout).not.toContain(created.key);
+    expect(keys.stdout).not.toContain(plain);
+
+    const table = await mailroom(['key', 'list'], env);
+    expect(table.stdout).toMatch(/^id\s+name\s+prefix\s+user\s+created_at\s+last_used_at/);
+
+    expect(JSON.parse((await mailroom(['user', 'list', '--json'], env)).stdout).users).toHaveLength(1);
+    const inboxes = JSON.parse(
+      (await mailroom(['inbox', 'list', '--json', '--user', 'support'], env)).stdout,
+    );
+    expect(inboxes.inboxes.map((i: { address: string }) => i.address)).toEqual(['help@team.example']);
+
+    const revoked = await mailroom(['key', 'revoke', created.id, '--json'], env);
+    expect(JSON.parse(revoked.stdout)).toEqual({ revoked: true });
+  });
+
+  it('exits non-zero with a one-line message on every kind of user error', async () => {
+    const cases: [string[], RegExp, Record<string, string>?][] = [
+      [['domain', 'add', 'team.example'], /already exists/],
+      [['domain', 'add', 'not a domain'], /not a domain/],
+      [['user', 'add', 'support'], /already exists/],
+      [['user', 'add', 'bad name'], /user name/],
+      [['inbox', 'add', 'x@elsewhere.example', '--user', 'support'], /not hosted/],
+      [['inbox', 'add', 'new@team.example', '--user', 'ghost'], /no user/],
+      [['key', 'create'], /--user/],
+      [['key', 'revoke', 'key_nope'], /no active key/],
+      [['domain', 'remove', 'team.example'], /still has inboxes/],
+      [['frobnicate'], /unknown command/],
+      [['user', 'list', '--bogus'], /unknown option/],
+      [['user', 'list'], /MAILROOM_DB_SYNC/, { MAILROOM_DB_SYNC: 'sometimes' }],
+    ];
+    const results = await Promise.all(cases.map(([args, , extra]) => mailroom(args, { ...env, ...extra })));
+    results.forEach((result, i) => expectOneLineError(result, cases[i]![1]));
+  });
+
+  it('takes --data-dir instead of MAILROOM_DATA_DIR', async () => {
+    const result = await mailroom(['domain', 'list', '--json', '--data-dir', dataDir], {});
+    expect(JSON.parse(result.stdout).domains).toHaveLength(1);
+  });
+
+  it('removes an inbox, a user and a domain', async () => {
+    expect((await mailroom(['inbox', 'remove', 'help@team.example'], env)).code).toBe(0);
+    expect((await mailroom(['user', 'remove', 'support'], env)).code).toBe(0);
+    expect((await mailroom(['domain', 'remove', 'team.example', '--json'], env)).stdout).toContain(
+      '"deleted"',
+    );
+    expect(JSON.parse((await mailroom(['domain', 'list', '--json'], env)).stdout).domains).toEqual([]);
+  });
+});
+
+describe('the admin CLI while the server runs on the same data directory', { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startServer();
+    env = { MAILROOM_DATA_DIR: server.dataDir };
+  });
+  afterAll(async () => server.stop());
+
+  it('adds an inbox and a key that the running server uses at once, and revokes the key', async () => {
+    const domain = server.inbox.split('@')[1]!;
+    const inbox = await mailroom(['inbox', 'add', `ops@${domain}`, '--user', 'default'], env);
+    expect(inbox.code, inbox.stderr).toBe(0);
+    const created = JSON.parse(
+      (await mailroom(['key', 'create', '--user', 'default', '--json'], env)).stdout,
+    ).key;
+
+    await server.sendMail({ from: 'a@example.com', to: `ops@${domain}`, subject: 'To ops', text: 'x' });
+    const res = await server.api(`/emails?account=ops@${domain}`, { key: created.key });
+    expect(res.status).toBe(200);
+    expect(res.json.data.emails.map((e: { subject: string }) => e.subject)).toEqual(['To ops']);
+
+    const keys = JSON.parse((await mailroom(['key', 'list', '--json'], env)).stdout).keys;
+    const used = keys.find((k: { id: string }) => k.id === created.id);
+    expect(used.last_used_at).toEqual(expect.any(String));
+
+    expect((await mailroom(['key', 'revoke', created.id], env)).code).toBe(0);
+    expect((await server.api('/accounts', { key: created.key })).status).toBe(401);
+  });
+});
+
+describe('mailroom serve when it cannot start', { timeout: 120_000 }, () => {
+  let dataDir: string;
+  let blocker: net.Server;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-'));
+    blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => blocker.close(resolve));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('says so in one line when a port is taken, and keeps the first-start key for the next start', async () => {
+    const port = String((blocker.address() as net.AddressInfo).port);
+    const env = { MAILROOM_DATA_DIR: dataDir, MAILROOM_LOG_LEVEL: 'silent' };
+    expectOneLineError(await mailroom(['serve', '--http-port', port, '--smtp-port', '0'], env), /EADDRINUSE/);
+    // The bootstrap key is printed only once the server is up, so a failed start must not use it up.
+    const users = JSON.parse((await mailroom(['user', 'list', '--json'], env)).stdout).users;
+    expect(users).toEqual([]);
+  });
+
+  it('names the setting in one line when a value is invalid', async () => {
+    const result = await mailroom(['serve', '--http-port', 'eighty'], { MAILROOM_DATA_DIR: dataDir });
+    expectOneLineError(result, /MAILROOM_HTTP_PORT/);
+  });
+});

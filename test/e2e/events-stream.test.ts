@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addLocalInbox } from '../../src/mailbox/admin.js';
+import { startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+interface SseMessage {
+  event?: string;
+  id?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** A minimal Server-Sent Events client over fetch that also surfaces comments (pings). */
+async function openStream(server: TestServer, query = '', init: { key?: string; lastEventId?: string } = {}) {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { authorization: `Bearer ${init.key ?? server.key}` };
+  if (init.lastEventId !== undefined) headers['last-event-id'] = init.lastEventId;
+  const res = await fetch(`${server.baseUrl}/api/v1/events${query}`, { headers, signal: controller.signal });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const queued: SseMessage[] = [];
+
+  async function next(): Promise<SseMessage | null> {
+    for (;;) {
+      const queuedMessage = queued.shift();
+      if (queuedMessage) return queuedMessage;
+      const end = buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const message: SseMessage = {};
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) message.comment = line.slice(1).trim();
+          else {
+            const colon = line.indexOf(':');
+            const field = line.slice(0, colon) as 'event' | 'id' | 'data';
+            message[field] = line.slice(colon + 1).replace(/^ /, '');
+          }
+        }
+        queued.push(message);
+        continue;
+      }
+      const { done, value } = await reader.read();
+      if (done) return null;
+      buffer += decoder.decode(value, { stream: true });
+    }
+  }
+
+  /** The next event, skipping comments. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async function nextEvent(): Promise<SseMessage & { json: { id: string; type: string; data: any } }> {
+    for (;;) {
+      const message = await next();
+      if (message === null) throw new Error('stream ended');
+      if (message.event !== undefined) return { ...message, json: JSON.parse(message.data!) };
+    }
+  }
+
+  return { res, next, nextEvent, close: () => controller.abort() };
+}
+
+describe('GET /events streams events as Server-Sent Events', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ eventStreamHeartbeatMs: 300 });
+  });
+  afterAll(async () => server.stop());
+
+  const mail = (to: string, subject: string) =>
+    server.sendMail({ from: 'sender@example.com', to, subject, text: `${subject} body` });
+
+  it('delivers live events, and exactly the missed ones after a reconnect with Last-Event-ID', async () => {
+    const first = await openStream(server, `?account=${server.inbox}`);
+    expect(first.res.status).toBe(200);
+    expect(first.res.headers.get('content-type')).toContain('text/event-stream');
+
+    await mail(server.inbox, 'Live one');
+    const live = await first.nextEvent();
+    expect(live.event).toBe('email.received');
+    expect(live.id).toMatch(/^\d+$/);
+    expect(live.json).toMatchObject({
+      id: expect.stringMatching(/^evt_/),
+      type: 'email.received',
+      data: { account: server.inbox, email: { subject: 'Live one' } },
+    });
+    first.close();
+
+    await mail(server.inbox, 'Missed A');
+    await mail(server.inbox, 'Missed B');
+
+    const second = await openStream(server, `?account=${server.inbox}`, { lastEventId: live.id });
+    const a = await second.nextEvent();
+    const b = await second.nextEvent();
+    expect([a.json.data.email.subject, b.json.data.email.subject]).toEqual(['Missed A', 'Missed B']);
+    expect(Number(b.id)).toBeGreaterThan(Number(a.id));
+    expect(Number(a.id)).toBeGreaterThan(Number(live.id));
+
+    // Then live again, with nothing repeated in between.
+    await mail(server.inbox, 'After reconnect');
+    const c = await second.nextEvent();
+    expect(c.json.data.email.subject).toBe('After reconnect');
+    second.close();
+
+    // The query form resumes the same way.
+    const third = await openStream(server, `?account=${server.inbox}&lastEventId=${b.id}`);
+    expect((await third.nextEvent()).json.data.email.subject).toBe('After reconnect');
+    third.close();
+  });
+
+  it('carries the same event object as the webhook payload would', async () => {
+    const stream = await openStream(server);
+    await mail(server.inbox, 'Same shape');
+    const event = await stream.nextEvent();
+    stream.close();
+    const stored = server.mailroom.deps.store.events.find(event.json.id)!;
+    expect(event.data).toBe(stored.payload);
+  });
+
+  it('streams all your inboxes without account, one with it, and never anyone else’s', async () => {
+    const deps = server.mailroom.deps;
+    const user = deps.store.users.find('default')!;
+    const second = addLocalInbox(deps, 'second@mailroom.test', user.id);
+    const other = server.addUser('dave');
+
+    const all = await openStream(server);
+    const one = await openStream(server, `?account=${second.address}`);
+    const theirs = await openStream(server, '', { key: other.key });
+
+    await mail(other.inbox, 'For dave');
+    await mail(server.inbox, 'To main');
+    await mail(second.address, 'To second');
+
+    expect((await all.nextEvent()).json.data.email.subject).toBe('To main');
+    expect((await all.nextEvent()).json.data.email.subject).toBe('To second');
+    expect((await one.nextEvent()).json.data.email.subject).toBe('To second');
+    const daves = await theirs.nextEvent();
+    expect(daves.json.data).toMatchObject({ account: other.inbox, email: { subject: 'For dave' } });
+
+    // After dave's own next event, still nothing of ours reached dave.
+    await mail(other.inbox, 'Dave again');
+    expect((await theirs.nextEvent()).json.data.email.subject).toBe('Dave again');
+    for (const s of [all, one, theirs]) s.close();
+  });
+
+  it("refuses another user's account with 403, a bad Last-Event-ID with 400, no key with 401", async () => {
+    const other = server.addUser('erin');
+    const forbidden = await server.api(`/events?account=${other.inbox}`);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.json.error.code).toBe('forbidden');
+    const bad = await server.api('/events', { headers: { 'last-event-id': 'yesterday' } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('validation_error');
+    expect((await server.api('/events', { key: null })).status).toBe(401);
+  });
+
+  it('sends a ping comment when quiet', async () => {
+    const stream = await openStream(server);
+    const pings: SseMessage[] = [];
+    while (pings.length < 1) {
+      const message = await stream.next();
+      if (message?.comment === 'ping') pings.push(message);
+    }
+    stream.close();
+    expect(pings[0]!.comment).toBe('ping');
+  });
+});
+
+describe('server stop', () => {
+  it('ends open streams cleanly', async () => {
+    const server = await startServer();
+    const stream = await openStream(server);
+    expect((await stream.next())?.comment).toBe('connected');
+    const stopped = server.stop();
+    // A clean end of the response, not a connection torn down under it.
+    expect(await stream.next()).toBeNull();
+    await stopped;
+  });
+});
