@@ -8,6 +8,8 @@ import path from 'node:path';
 import { runIngest } from './ingest.js';
 import { fillInbox, timeRequests } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
+import { runSend } from './send.js';
+import { runWebhooks } from './webhooks.js';
 
 const INGEST_MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 2000);
 const LIST_MESSAGES = Number(process.env.BENCH_LIST_MESSAGES ?? 100_000);
@@ -59,7 +61,24 @@ async function list() {
   console.log('target: first page p50 < 5 ms at 100,000 messages');
 }
 
+async function send() {
+  console.log('\n## Send: POST /emails/send, 1000 messages, 10 requests in flight');
+  const { local, relay } = await runSend();
+  console.log(`to a local inbox (committed in both inboxes):  ${fmt(local.perSecond)} msg/s`);
+  console.log(`to an outside address (accepted, queued):      ${fmt(relay.perSecond)} msg/s`);
+  console.log(`  ... and handed to the relay, DKIM-signed:    ${fmt(relay.deliveredPerSecond ?? 0)} msg/s`);
+}
+
+async function webhooks() {
+  console.log('\n## Webhooks: 1000 SMTP arrivals, time from the 250 to the webhook request');
+  const { latency, eventsPerSecond } = await runWebhooks();
+  console.log(`arrival-to-webhook p50 ${latency.p50.toFixed(1)} ms   p99 ${latency.p99.toFixed(1)} ms`);
+  console.log(`events delivered: ${fmt(eventsPerSecond)} per second`);
+}
+
 const only = process.argv[2];
 console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'ingest') await ingest();
 if (!only || only === 'list') await list();
+if (!only || only === 'send') await send();
+if (!only || only === 'webhooks') await webhooks();
