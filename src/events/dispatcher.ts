@@ -64,7 +64,10 @@ export class WebhookDispatcher implements Worker {
 
   start(): void {
     this.running = true;
-    this.unsubscribe = this.opts.bus.subscribe(() => this.kick());
+    // Wake only when a committed event queued a delivery (or may have: the count is unknown).
+    this.unsubscribe = this.opts.bus.subscribe((rows) => {
+      if (rows.some((row) => row.webhookDeliveries !== 0)) this.kick();
+    });
     this.kick();
   }
 

@@ -47,7 +47,11 @@ export const LIST_TEXT_LIMIT = 500;
 const PREVIEW_LENGTH = 200;
 
 export function previewOf(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH);
+  return text
+    .slice(0, PREVIEW_LENGTH * 4)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, PREVIEW_LENGTH);
 }
 
 export interface ViewContext {

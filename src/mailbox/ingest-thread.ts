@@ -1,13 +1,12 @@
 /**
- * Worker-thread entry: parses inbound messages and files them in group-commit batches on its
- * own connection, so a commit's fsync never blocks the thread that speaks SMTP and HTTP.
+ * Worker-thread entry: files parsed inbound messages in group-commit batches on its own
+ * connection, so a commit's fsync never blocks the thread that speaks SMTP and HTTP.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pino from 'pino';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { EventBus } from '../events/bus.js';
-import { parseEmail } from '../mail/parse.js';
 import type { EventRow } from '../store/events.js';
 import { createStore } from '../store/index.js';
 import type { IngestJob, IngestReply } from './ingest-writer.js';
@@ -18,7 +17,6 @@ const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
 const deps = { store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) };
 const port = parentPort!;
 let queue: IngestJob[] = [];
-let running = false;
 
 port.on('message', (message: IngestJob | 'close') => {
   if (message === 'close') {
@@ -27,43 +25,38 @@ port.on('message', (message: IngestJob | 'close') => {
     return;
   }
   queue.push(message);
-  if (!running) void drain();
+  if (queue.length === 1) setImmediate(drain);
 });
 
-async function drain(): Promise<void> {
-  running = true;
-  while (queue.length > 0) {
-    const batch = queue;
-    queue = [];
-    const parsed = await Promise.all(batch.map((job) => parseEmail(Buffer.from(job.raw))));
-    const replies = writeBatch(batch, parsed);
-    for (const reply of replies) port.postMessage(reply);
-  }
-  running = false;
+/** Everything that arrived while the last batch was committing goes into the next transaction. */
+function drain(): void {
+  const batch = queue;
+  queue = [];
+  for (const reply of writeBatch(batch)) port.postMessage(reply);
 }
 
-function writeBatch(batch: IngestJob[], parsed: Awaited<ReturnType<typeof parseEmail>>[]): IngestReply[] {
-  const fileOne = (job: IngestJob, i: number): IngestReply => {
+function writeBatch(batch: IngestJob[]): IngestReply[] {
+  const fileOne = (job: IngestJob): IngestReply => {
     const events: EventRow[] = [];
     const inboxes = job.inboxIds
       .map((id) => deps.store.inboxes.get(id))
       .filter((inbox) => inbox !== undefined);
     const message = {
-      raw: Buffer.from(job.raw),
+      raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
       inboxes,
       authResults: job.authResults,
       spam: job.spam,
       receivedAt: new Date(job.receivedAt),
     };
-    const filed = fileForEach(deps, message, parsed[i]!, events);
+    const filed = fileForEach(deps, message, job.parsed, events);
     return { id: job.id, filed: filed.map((f) => ({ inboxId: f.inbox.id, uid: f.uid })), events };
   };
   try {
     return db.transaction(() => batch.map(fileOne));
   } catch {
-    return batch.map((job, i) => {
+    return batch.map((job) => {
       try {
-        return db.transaction(() => fileOne(job, i));
+        return db.transaction(() => fileOne(job));
       } catch (error) {
         return { id: job.id, error: (error as Error).message };
       }

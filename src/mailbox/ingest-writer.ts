@@ -1,10 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
+import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 
 export interface IngestJob {
   id: number;
   raw: Uint8Array;
+  /** Parsed on the main thread, attachment bytes left out: the thread needs only their metadata. */
+  parsed: ParsedEmail;
   inboxIds: number[];
   authResults: unknown;
   spam: boolean;

@@ -26,9 +26,11 @@ export interface Filed {
  * after the commit that holds every copy and its `email.received` event.
  */
 export async function receiveMessage(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
+  const parsed = await parseEmail(message.raw);
   if (deps.ingest) {
     const reply = await deps.ingest.submit({
       raw: message.raw,
+      parsed: { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) },
       inboxIds: message.inboxes.map((inbox) => inbox.id),
       authResults: message.authResults,
       spam: message.spam ?? false,
@@ -38,7 +40,6 @@ export async function receiveMessage(deps: MailboxDeps, message: InboundMessage)
     const byId = new Map(message.inboxes.map((inbox) => [inbox.id, inbox]));
     return reply.filed.map((f) => ({ inbox: byId.get(f.inboxId)!, uid: f.uid }));
   }
-  const parsed = await parseEmail(message.raw);
   const events: EventRow[] = [];
   const filed = await deps.store.groupCommit.submit(() => {
     events.length = 0;

@@ -3,7 +3,7 @@ import type { MxResolver } from './options.js';
 import type { Outcome } from './outcome.js';
 import { allRecipients } from './outcome.js';
 import type { Envelope } from './smtp-send.js';
-import { sendOverSmtp } from './smtp-send.js';
+import { sendOnce } from './smtp-send.js';
 
 export interface DirectSettings {
   port: number;
@@ -47,7 +47,7 @@ export async function sendDirect(
   if ('outcome' in answer) return allRecipients(envelope.to, answer.outcome, answer.reply, null);
   let outcomes: Outcome[] = [];
   for (const host of answer.hosts) {
-    outcomes = await sendOverSmtp(
+    outcomes = await sendOnce(
       {
         host,
         port: settings.port,

@@ -16,6 +16,8 @@ export interface OutboundOptions {
   pollMs?: number;
   /** Connect, greeting and socket timeouts of one SMTP attempt (60 s). */
   smtpTimeoutMs?: number;
+  /** Pooled connections kept open to the relay, also the number of attempts in flight (8). */
+  relayConnections?: number;
 }
 
 export type ResolvedOutboundOptions = Required<Omit<OutboundOptions, 'mxResolver'>> &
@@ -32,5 +34,6 @@ export function resolveOutboundOptions(options: OutboundOptions = {}): ResolvedO
     giveUpAfterMs: options.giveUpAfterMs ?? 5 * 24 * 60 * MINUTE,
     pollMs: options.pollMs ?? 30_000,
     smtpTimeoutMs: options.smtpTimeoutMs ?? MINUTE,
+    relayConnections: options.relayConnections ?? 8,
   };
 }

@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Outcome } from './outcome.js';
 import { allRecipients } from './outcome.js';
@@ -23,17 +24,31 @@ const classOf = (code: number | undefined): Outcome['result'] =>
 const replyOf = (err: SmtpError): string =>
   (err.response ?? `${err.code ? `${err.code}: ` : ''}${err.message ?? 'delivery failed'}`).trim();
 
-/**
- * One SMTP transaction to one server for some recipients of one message. Each recipient gets
- * its own outcome: accepted, refused for now (4xx, or no answer at all) or refused for good (5xx).
- */
-export async function sendOverSmtp(
+/** One SMTP transaction on a connection of its own, closed afterwards (direct MX delivery). */
+export async function sendOnce(
   options: SMTPTransport.Options,
   envelope: Envelope,
   raw: Buffer,
   remoteMta: string,
 ): Promise<Outcome[]> {
   const transport = nodemailer.createTransport(options);
+  try {
+    return await sendOverSmtp(transport, envelope, raw, remoteMta);
+  } finally {
+    transport.close();
+  }
+}
+
+/**
+ * One SMTP transaction to one server for some recipients of one message. Each recipient gets
+ * its own outcome: accepted, refused for now (4xx, or no answer at all) or refused for good (5xx).
+ */
+export async function sendOverSmtp(
+  transport: Transporter,
+  envelope: Envelope,
+  raw: Buffer,
+  remoteMta: string,
+): Promise<Outcome[]> {
   try {
     const info = (await transport.sendMail({ envelope: { from: envelope.from, to: envelope.to }, raw })) as {
       response?: string;
@@ -57,8 +72,6 @@ export async function sendOverSmtp(
     }
     const answered = err.responseCode !== undefined;
     return allRecipients(envelope.to, classOf(err.responseCode), replyOf(err), answered ? remoteMta : null);
-  } finally {
-    transport.close();
   }
 }
 

@@ -79,6 +79,7 @@ export class OutboundWorker {
     this.timer = null;
     const all = Promise.allSettled([...this.running]);
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+    this.transport.close();
   }
 
   /** Looks at the queue as soon as possible. */

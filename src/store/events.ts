@@ -3,7 +3,10 @@ import type { Db } from '../db/connection.js';
 import type { EventsTable } from '../db/schema.js';
 import { newId, nowIso } from './ids.js';
 
-export type EventRow = Selectable<EventsTable>;
+export type EventRow = Selectable<EventsTable> & {
+  /** Webhook deliveries queued for this event when it was appended (absent when unknown). */
+  webhookDeliveries?: number;
+};
 
 export interface NewEvent {
   type: string;
@@ -12,6 +15,13 @@ export interface NewEvent {
   /** The `data` member of the event body. */
   data: unknown;
 }
+
+/** One pending delivery per enabled webhook of the user that wants this kind for this inbox. */
+const FAN_OUT_SQL = `INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
+  SELECT w.id, ?, 'pending', ?, ?, ? FROM webhooks w
+  WHERE w.user_id = ? AND w.status = 'enabled'
+    AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value = ?)
+    AND (w.accounts IS NULL OR ? IS NULL OR EXISTS (SELECT 1 FROM json_each(w.accounts) a WHERE a.value = ?))`;
 
 export class EventStore {
   constructor(private readonly db: Db) {}
@@ -34,16 +44,19 @@ export class EventStore {
         created_at,
       }),
     );
-    this.db
-      .raw(
-        `INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
-         SELECT w.id, ?, 'pending', ?, ?, ? FROM webhooks w
-         WHERE w.user_id = ? AND w.status = 'enabled'
-           AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value = ?)
-           AND (w.accounts IS NULL OR ? IS NULL OR EXISTS (SELECT 1 FROM json_each(w.accounts) a WHERE a.value = ?))`,
-      )
+    const queued = this.db
+      .raw(FAN_OUT_SQL)
       .run(seq, created_at, created_at, created_at, event.userId, event.type, event.inboxId, event.inboxId);
-    return { seq, id, type: event.type, user_id: event.userId, inbox_id: event.inboxId, payload, created_at };
+    return {
+      seq,
+      id,
+      type: event.type,
+      user_id: event.userId,
+      inbox_id: event.inboxId,
+      payload,
+      created_at,
+      webhookDeliveries: queued.changes,
+    };
   }
 
   /** Events after `afterSeq` for these inboxes, oldest first. */

@@ -9,14 +9,11 @@ export type FolderWithCounts = FolderRow & { total: number; unread: number };
 export class FolderStore {
   constructor(private readonly db: Db) {}
 
+  /** Case-insensitive; runs for every inbound message, so a plain prepared statement. */
   find(inboxId: number, name: string): FolderRow | undefined {
-    return this.db.first(
-      this.db.kysely
-        .selectFrom('folders')
-        .selectAll()
-        .where('inbox_id', '=', inboxId)
-        .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase())),
-    );
+    return this.db
+      .raw('SELECT * FROM folders WHERE inbox_id = ? AND lower(name) = ?')
+      .get(inboxId, name.toLowerCase()) as FolderRow | undefined;
   }
 
   findBySpecialUse(inboxId: number, specialUse: string): FolderRow | undefined {

@@ -47,14 +47,14 @@ export class InboxStore {
     });
   }
 
+  // The two lookups every inbound message makes: plain prepared statements, no query building.
   get(id: number): InboxRow | undefined {
-    return this.db.first(this.db.kysely.selectFrom('inboxes').selectAll().where('id', '=', id));
+    return this.db.raw('SELECT * FROM inboxes WHERE id = ?').get(id) as InboxRow | undefined;
   }
 
   findByAddress(address: string): InboxRow | undefined {
-    return this.db.first(
-      this.db.kysely.selectFrom('inboxes').selectAll().where('address', '=', address.toLowerCase()),
-    );
+    return this.db.raw('SELECT * FROM inboxes WHERE address = ?').get(address.toLowerCase()) as
+      InboxRow | undefined;
   }
 
   list(userId?: number): InboxRow[] {

@@ -138,21 +138,10 @@ export const SendResult = z
   })
   .openapi('SendResult');
 
-export const ReplyResult = z
-  .object({
-    uid: z.number().int(),
-    threadId: z.string(),
-    messageId: z.string(),
-    from: z.string(),
-    to: z.array(z.string()),
-    cc: z.array(z.string()),
-    subject: z.string(),
-    inReplyTo: z.string(),
-    references: z.string().openapi({ description: 'the thread chain of Message-IDs, space separated' }),
-    savedToSent: z.boolean(),
-    delivery: z.array(Delivery),
-  })
-  .openapi('ReplyResult');
+export const ReplyResult = SendResult.extend({
+  inReplyTo: z.string(),
+  references: z.string().openapi({ description: 'the thread chain of Message-IDs, space separated' }),
+}).openapi('ReplyResult');
 
 export const Draft = z
   .object({
