@@ -81,7 +81,8 @@ export async function startMailroom(
   await waitForPort(httpPort);
   await waitForPort(smtpPort);
   const deadline = Date.now() + 10_000;
-  while (!output().includes('Mailroom is running') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (!output().includes('Mailroom is running') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   const apiKey = /mr_live_[A-Za-z0-9_-]+/.exec(output())?.[0] ?? '';
   return {
     process: child,
