@@ -117,6 +117,12 @@ export const settings = {
     default: undefined,
     help: 'bearer token of /admin/v1 (unset: admin API answers 404)',
   },
+  metricsToken: {
+    env: 'MAILROOM_METRICS_TOKEN',
+    schema: z.string().min(16).optional(),
+    default: undefined,
+    help: 'bearer token GET /metrics requires (unset: /metrics is open)',
+  },
   secret: {
     env: 'MAILROOM_SECRET',
     schema: z.string().min(16).optional(),

@@ -14,6 +14,8 @@ import { openDatabase } from './db/open.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
 import { createHttpApp } from './http/app.js';
+import type { ImapSyncOptions } from './imap/options.js';
+import { ImapSyncManager } from './imap/sync-manager.js';
 import type { AppEnv } from './http/context.js';
 import { createEventStreamRoutes } from './http/routes/events-stream.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
@@ -49,6 +51,8 @@ export interface MailroomOptions extends ConfigOverrides {
   webhookDisableAfterFailingMs?: number;
   /** Quiet interval after which `GET /events` sends a `: ping` comment (default 15 s). */
   eventStreamHeartbeatMs?: number;
+  /** IMAP sync timing (poll interval, reconnect backoff, timeouts); tests shorten them. */
+  imapOptions?: Partial<ImapSyncOptions>;
 }
 
 export interface BootstrapResult {
@@ -122,6 +126,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   );
   const eventStreams = createEventStreamRoutes({ heartbeatMs: options.eventStreamHeartbeatMs });
   workers.push(createTrashSweep(deps));
+  const imapSync = new ImapSyncManager(deps, options.imapOptions);
+  deps.remote = imapSync;
+  workers.push(imapSync);
   let listening = false;
   const app = createHttpApp({
     deps,
@@ -186,7 +193,8 @@ function bootstrap(deps: MailboxDeps): BootstrapResult {
   return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key };
 }
 
-function loadOrCreateSecret(config: Config): string {
+/** MAILROOM_SECRET, or the one generated into the data directory (the admin CLI reads it too). */
+export function loadOrCreateSecret(config: Config): string {
   if (config.dbFile === ':memory:') return crypto.randomBytes(32).toString('base64url');
   const file = path.join(path.dirname(config.dbFile), 'secret.key');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();

@@ -3,6 +3,7 @@ import {
   addDomain,
   addLocalInbox,
   addUser,
+  connectInbox,
   createKey,
   domainView,
   inboxView,
@@ -13,7 +14,9 @@ import {
   requireUser,
   revokeKey,
 } from '../mailbox/admin.js';
-import { withDeps } from './admin-context.js';
+import { ImapSyncManager } from '../imap/sync-manager.js';
+import { loadOrCreateSecret } from '../mailroom.js';
+import { withDeps, withDepsAsync } from './admin-context.js';
 import { print, table } from './output.js';
 
 interface Common {
@@ -126,6 +129,31 @@ export function registerAdminCommands(program: Command): void {
       const view = inboxView(deps, addLocalInbox(deps, address, o.user, o.displayName ?? ''));
       print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
     }),
+  );
+  common(
+    inbox
+      .command('connect <address>')
+      .description('an external mailbox, synced over IMAP; the login is tried at once')
+      .requiredOption('--user <name>', 'owner')
+      .requiredOption('--imap <url>', 'imaps://user:password@host:993 (or imap:// without TLS)')
+      .requiredOption('--smtp <url>', 'smtps://user:password@host:465, or smtp://... with STARTTLS')
+      .option('--display-name <name>', 'display name'),
+  ).action(
+    async (
+      address: string,
+      o: Common & { user: string; imap: string; smtp: string; displayName?: string },
+    ) => {
+      const view = await withDepsAsync(o.dataDir, async (deps) => {
+        deps.config.secret ??= loadOrCreateSecret(deps.config);
+        const input = { address, user: o.user, displayName: o.displayName ?? '', imap: o.imap, smtp: o.smtp };
+        return inboxView(deps, await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input));
+      });
+      print(
+        !!o.json,
+        { inbox: view },
+        () => `inbox ${view.address} connected for ${view.user}; sync starts now`,
+      );
+    },
   );
   common(inbox.command('list').description('list inboxes').option('--user <name>', 'only this user')).action(
     (o: Common & { user?: string }) =>

@@ -16,3 +16,17 @@ export function withDeps<T>(dataDir: string | undefined, fn: (deps: MailboxDeps)
     db.close();
   }
 }
+
+/** withDeps for work that awaits (a connection test): the database stays open until it settles. */
+export async function withDepsAsync<T>(
+  dataDir: string | undefined,
+  fn: (deps: MailboxDeps) => Promise<T>,
+): Promise<T> {
+  const config: Config = loadConfig(dataDir ? { dataDir } : {});
+  const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
+  try {
+    return await fn({ store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) });
+  } finally {
+    db.close();
+  }
+}

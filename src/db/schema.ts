@@ -49,6 +49,9 @@ export interface FoldersTable {
   remote_path: string | null;
   uid_validity: number | null;
   created_at: string;
+  /** Migration 005 (IMAP sync): remote HIGHESTMODSEQ and UIDNEXT at the last sync. */
+  highest_modseq: number | null;
+  uid_next_seen: number | null;
 }
 
 export interface ThreadsTable {

@@ -5,6 +5,7 @@ import type { AppEnv } from './context.js';
 import { handleError, sendError, sendValidationError } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { jsonBody } from './middleware/json-body.js';
+import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { createAdminApp } from './routes/admin.js';
@@ -14,6 +15,7 @@ import { registerEmailOrganiseRoutes } from './routes/emails-organise.js';
 import { registerEmailReadRoutes } from './routes/emails-read.js';
 import { registerFolderRoutes } from './routes/folders.js';
 import { registerLabelRoutes } from './routes/labels.js';
+import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSendRoutes } from './routes/send.js';
 import { registerThreadRoutes } from './routes/threads.js';
 
@@ -43,6 +45,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const root = new OpenAPIHono<AppEnv>(validationHook as never);
   root.onError(handleError);
   root.notFound((c) => sendError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  const httpMetrics = new HttpMetrics();
+  root.use('*', recordHttpMetrics(httpMetrics)); // first, so its latency covers all the rest
   root.use('*', async (c, next) => {
     c.set('deps', deps);
     await next();
@@ -54,6 +58,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   root.get('/readyz', (c) =>
     options.ready() ? c.json({ status: 'ready' }) : c.json({ status: 'starting' }, 503),
   );
+  registerMetricsRoute(root, httpMetrics);
 
   const api = new OpenAPIHono<AppEnv>(validationHook as never);
   const authenticate = apiKeyAuth();

@@ -7,6 +7,8 @@ import type { DomainRow } from '../store/domains.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { UserRow } from '../store/users.js';
 import type { ApiKeyRow } from '../store/api-keys.js';
+import { sealJson } from '../store/credentials.js';
+import type { RemoteConfig } from './backend.js';
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
 const USER_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -132,6 +134,75 @@ export function removeInbox(deps: MailboxDeps, address: string): void {
   const inbox = deps.store.inboxes.findByAddress(address);
   if (!inbox) throw new NotFound(`no inbox ${address}`);
   deps.store.inboxes.remove(inbox.id);
+  if (inbox.kind === 'imap') deps.remote?.inboxesChanged();
+}
+
+export interface ConnectInput {
+  address: string;
+  user: string | number;
+  displayName?: string;
+  imap: string;
+  smtp: string;
+}
+
+/**
+ * An external mailbox (contract 9): the URLs are checked, the IMAP login and the SMTP greeting
+ * tried at once (a wrong password or an unreachable host is an error here, not later), and the
+ * settings stored sealed with MAILROOM_SECRET. The sync starts right after.
+ */
+export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Promise<InboxRow> {
+  const user = requireUser(deps, input.user);
+  const normalized = input.address.trim().toLowerCase();
+  if (!isValidAddress(normalized))
+    throw ValidationFailed.field('address', `${JSON.stringify(input.address)} is not an email address`);
+  if (deps.store.domains.find(normalized.split('@')[1]!)) {
+    throw ValidationFailed.field('address', 'this domain is hosted here; use "inbox add" for its inboxes');
+  }
+  const config: RemoteConfig = {
+    imap: checkUrl('imap', input.imap, ['imap:', 'imaps:'], true),
+    smtp: checkUrl('smtp', input.smtp, ['smtp:', 'smtps:'], false),
+  };
+  if (deps.store.inboxes.findByAddress(normalized)) throw new Conflict(`inbox ${normalized} already exists`);
+  if (!deps.remote) throw new Error('connecting a mailbox needs the IMAP backend');
+  if (!deps.config.secret) throw new Error('MAILROOM_SECRET is not loaded');
+  await deps.remote.verify(config);
+  if (deps.store.inboxes.findByAddress(normalized)) throw new Conflict(`inbox ${normalized} already exists`);
+  const inbox = deps.store.db.transaction(() => {
+    const row = deps.store.inboxes.create({
+      address: normalized,
+      userId: user.id,
+      kind: 'imap',
+      displayName: input.displayName ?? '',
+      remoteConfig: sealJson(deps.config.secret!, config),
+    });
+    deps.store.inboxes.setSyncState(row.id, { sync_state: 'connecting' });
+    return deps.store.inboxes.get(row.id)!;
+  });
+  deps.remote.inboxesChanged();
+  return inbox;
+}
+
+function checkUrl(field: string, value: string, protocols: string[], needsLogin: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw ValidationFailed.field(field, `${field} must be a URL like ${protocols[1]}//user:password@host`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw ValidationFailed.field(
+      field,
+      `${field} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    );
+  }
+  if (!url.hostname) throw ValidationFailed.field(field, `${field} needs a host`);
+  if (needsLogin && (!url.username || !url.password)) {
+    throw ValidationFailed.field(
+      field,
+      `${field} needs the user and password: ${protocols[1]}//user:password@host`,
+    );
+  }
+  return url.toString();
 }
 
 export function inboxView(deps: MailboxDeps, inbox: InboxRow) {

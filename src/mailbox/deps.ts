@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/index.js';
+import type { RemoteBackends } from './backend.js';
 import type { IngestWriter } from './ingest-writer.js';
 
 /** What every verb needs. Built once by createMailroom. */
@@ -12,4 +13,6 @@ export interface MailboxDeps {
   log: Logger;
   /** Inbound filing on its own thread; absent for in-memory databases (then it runs inline). */
   ingest?: IngestWriter;
+  /** The IMAP side of connected inboxes; absent where no sync runs (admin CLI). */
+  remote?: RemoteBackends;
 }

@@ -3,6 +3,7 @@ import { parseEmail } from '../mail/parse.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { MessageRow } from '../store/messages.js';
 import { requireInbox, requireMessage } from './access.js';
+import { remoteOf, remoteUidOf, requireRemoteFolder } from './backend.js';
 import type { MailboxDeps } from './deps.js';
 import type { DraftFields, DraftState } from './draft-content.js';
 import { EMPTY_DRAFT, mergeDraft, stateOf } from './draft-content.js';
@@ -82,25 +83,38 @@ async function storeDraft(
   const { store } = deps;
   const folder = store.folders.find(inbox.id, 'Drafts');
   if (!folder) throw new Error(`inbox ${inbox.address} has no Drafts folder`);
-  const view = await store.groupCommit.submit(() => {
-    if (existing) {
-      const current = store.messages.get(existing.row.id);
-      if (!current || current.folder_id !== folder.id) return null;
-      store.messages.remove(current.id);
-    }
-    const row = fileMessage(store, {
-      inbox,
-      folder,
-      parsed,
-      raw,
-      flags: DRAFT_FLAGS,
-      receivedAt: new Date(),
-      bcc: state.bcc.addresses,
-      ...(existing ? { uid: existing.row.uid } : {}),
-      ...(existing?.keepThread ? { threadId: existing.row.thread_id } : {}),
+  const file = (remoteUid: number | null) =>
+    store.groupCommit.submit(() => {
+      if (existing) {
+        const current = store.messages.get(existing.row.id);
+        if (!current || current.folder_id !== folder.id) return null;
+        store.messages.remove(current.id);
+      }
+      const row = fileMessage(store, {
+        inbox,
+        folder,
+        parsed,
+        raw,
+        flags: DRAFT_FLAGS,
+        receivedAt: new Date(),
+        bcc: state.bcc.addresses,
+        ...(existing ? { uid: existing.row.uid } : {}),
+        ...(existing?.keepThread ? { threadId: existing.row.thread_id } : {}),
+      });
+      if (remoteUid !== null) store.imapState.setRemoteUid(row.id, remoteUid);
+      return viewOfFiled(store.messages.get(row.id)!, folder, parsed, true);
     });
-    return viewOfFiled(row, folder, parsed, true);
-  });
+  const remote = remoteOf(deps, inbox);
+  const view = remote
+    ? await remote.exclusive(async () => {
+        if (existing && !store.messages.get(existing.row.id)) return null;
+        // Append the new version before removing the old, so a failure never loses the draft.
+        const remoteUid = await remote.append(requireRemoteFolder(folder), raw, DRAFT_FLAGS);
+        const oldUid = existing?.row.remote_uid;
+        if (oldUid !== null && oldUid !== undefined) await remote.expunge(folder, oldUid);
+        return file(remoteUid);
+      })
+    : await file(null);
   if (!view) throw new NotFound(`no draft with uid ${existing?.row.uid} in ${inbox.address}`);
   return draftViewOf(view);
 }
@@ -182,14 +196,19 @@ export async function sendDraft(
 }
 
 /** DELETE /emails/drafts/{uid}: removed for good, never sent. */
-export function deleteDraft(
+export async function deleteDraft(
   deps: MailboxDeps,
   userId: number,
   account: string,
   uid: number,
-): { uid: number; deleted: true } {
+): Promise<{ uid: number; deleted: true }> {
   const inbox = requireInbox(deps, userId, account);
-  const { message } = requireMessage(deps, inbox, uid, 'Drafts');
-  deps.store.db.transaction(() => deps.store.messages.remove(message.id));
-  return { uid, deleted: true };
+  const remote = remoteOf(deps, inbox);
+  const remove = async () => {
+    const { message, folder } = requireMessage(deps, inbox, uid, 'Drafts');
+    if (remote) await remote.expunge(requireRemoteFolder(folder), remoteUidOf(message));
+    deps.store.db.transaction(() => deps.store.messages.remove(message.id));
+    return { uid, deleted: true as const };
+  };
+  return remote ? remote.exclusive(remove) : remove();
 }

@@ -3,9 +3,10 @@ import type { InboxRow } from '../store/inboxes.js';
 import { nowIso } from '../store/ids.js';
 import type { MessageRow } from '../store/messages.js';
 import { requireFolder, requireInbox, requireMessage } from './access.js';
+import { remoteOf, remoteUidOf, requireRemoteFolder } from './backend.js';
 import type { MailboxDeps } from './deps.js';
 import type { EmailView } from './email-view.js';
-import { ValidationFailed } from './errors.js';
+import { NotFound, ValidationFailed } from './errors.js';
 import { viewsOf } from './read.js';
 
 export const EMAIL_ACTIONS = ['read', 'unread', 'flag', 'unflag', 'move'] as const;
@@ -44,38 +45,69 @@ export function moveMessage(deps: MailboxDeps, message: MessageRow, to: FolderRo
 const FLAG_OF = { read: '\\Seen', unread: '\\Seen', flag: '\\Flagged', unflag: '\\Flagged' } as const;
 
 /** PATCH /emails/{id}: read, unread, flag, unflag or move. Answers the email as it is afterwards. */
-export function updateEmail(
+export async function updateEmail(
   deps: MailboxDeps,
   userId: number,
   ref: EmailRef,
   change: EmailChange,
-): EmailView {
+): Promise<EmailView> {
   const inbox = requireInbox(deps, userId, ref.account);
-  return deps.store.db.transaction(() => {
-    const found = requireMessage(deps, inbox, ref.uid, ref.folder);
-    const { message } = found;
-    let folder = found.folder;
-    if (change.action === 'move') {
-      if (change.folder === undefined)
-        throw ValidationFailed.field('folder', 'folder is required with action move');
-      const to = requireFolder(deps, inbox, change.folder);
-      if (to.id !== folder.id && (isDrafts(to) || isDrafts(folder))) {
-        throw ValidationFailed.field(
-          'folder',
-          'drafts cannot be moved in or out of Drafts; use the /emails/drafts routes to create, send or delete them',
-        );
-      }
-      moveMessage(deps, message, to);
-      folder = to;
-    } else {
-      const flag = FLAG_OF[change.action];
-      const on = change.action === 'read' || change.action === 'flag';
-      const flags = (JSON.parse(message.flags) as string[]).filter((f) => f !== flag);
-      deps.store.messages.setFlags(message.id, on ? [...flags, flag] : flags);
+  const remote = remoteOf(deps, inbox);
+  const plan = () => {
+    const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
+    if (change.action !== 'move') return { message, folder, to: folder };
+    if (change.folder === undefined)
+      throw ValidationFailed.field('folder', 'folder is required with action move');
+    const to = requireFolder(deps, inbox, change.folder);
+    if (to.id !== folder.id && (isDrafts(to) || isDrafts(folder))) {
+      throw ValidationFailed.field(
+        'folder',
+        'drafts cannot be moved in or out of Drafts; use the /emails/drafts routes to create, send or delete them',
+      );
     }
-    return viewsOf(deps, inbox, [deps.store.messages.get(message.id)!], () => folder.name, 'full')[0]!;
+    return { message, folder, to };
+  };
+  const apply = (message: MessageRow, to: FolderRow, remoteUid?: number | null) =>
+    deps.store.db.transaction(() => {
+      const current = deps.store.messages.get(message.id);
+      if (!current) throw new NotFound(`no email with uid ${message.uid} in ${inbox.address}`);
+      if (change.action === 'move') {
+        moveMessage(deps, current, to);
+        if (remoteUid !== undefined) deps.store.imapState.setRemoteUid(current.id, remoteUid);
+      } else {
+        const flag = FLAG_OF[change.action];
+        const flags = (JSON.parse(current.flags) as string[]).filter((f) => f !== flag);
+        deps.store.messages.setFlags(current.id, flagOn(change.action) ? [...flags, flag] : flags);
+      }
+      return viewsOf(deps, inbox, [deps.store.messages.get(current.id)!], () => to.name, 'full')[0]!;
+    });
+  if (!remote) {
+    return deps.store.db.transaction(() => {
+      const { message, to } = plan();
+      return apply(message, to);
+    });
+  }
+
+  return remote.exclusive(async () => {
+    const { message, folder, to } = plan();
+    const remoteUid = remoteUidOf(message);
+    requireRemoteFolder(folder);
+    if (change.action !== 'move') {
+      const flag = [FLAG_OF[change.action]];
+      await remote.setFlags(
+        folder,
+        remoteUid,
+        flagOn(change.action) ? flag : [],
+        flagOn(change.action) ? [] : flag,
+      );
+      return apply(message, to);
+    }
+    if (to.id === folder.id) return apply(message, to);
+    return apply(message, to, await remote.move(folder, remoteUid, requireRemoteFolder(to)));
   });
 }
+
+const flagOn = (action: EmailAction) => action === 'read' || action === 'flag';
 
 export interface DeleteResult {
   uid: number;
@@ -88,22 +120,45 @@ export interface DeleteResult {
 /**
  * DELETE /emails/{id}: to Trash keeping the uid; deleted for good when it is already in Trash,
  * when `permanent` is set, or when it is a draft (a discarded draft is not mail worth keeping).
+ * On a connected inbox the remote message moves to the remote Trash (or is expunged) first.
  */
-export function deleteEmail(
+export async function deleteEmail(
   deps: MailboxDeps,
   userId: number,
   ref: EmailRef,
   options: { permanent?: boolean } = {},
-): DeleteResult {
+): Promise<DeleteResult> {
   const inbox = requireInbox(deps, userId, ref.account);
-  return deps.store.db.transaction(() => {
+  const remote = remoteOf(deps, inbox);
+  const forGood = (folder: FolderRow) => !!options.permanent || isTrash(folder) || isDrafts(folder);
+  const apply = (message: MessageRow, folder: FolderRow, remoteUid?: number | null): DeleteResult =>
+    deps.store.db.transaction(() => {
+      const current = deps.store.messages.get(message.id);
+      if (!current) throw new NotFound(`no email with uid ${message.uid} in ${inbox.address}`);
+      if (forGood(folder)) {
+        deps.store.messages.remove(current.id);
+        return { uid: current.uid, deleted: true, folder: null };
+      }
+      const trash = trashOf(deps, inbox);
+      moveMessage(deps, current, trash);
+      if (remoteUid !== undefined) deps.store.imapState.setRemoteUid(current.id, remoteUid);
+      return { uid: current.uid, deleted: false, folder: trash.name };
+    });
+  if (!remote) {
+    return deps.store.db.transaction(() => {
+      const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
+      return apply(message, folder);
+    });
+  }
+  return remote.exclusive(async () => {
     const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
-    if (options.permanent || isTrash(folder) || isDrafts(folder)) {
-      deps.store.messages.remove(message.id);
-      return { uid: message.uid, deleted: true, folder: null };
+    const remoteUid = remoteUidOf(message);
+    requireRemoteFolder(folder);
+    if (forGood(folder)) {
+      await remote.expunge(folder, remoteUid);
+      return apply(message, folder);
     }
-    const trash = trashOf(deps, inbox);
-    moveMessage(deps, message, trash);
-    return { uid: message.uid, deleted: false, folder: trash.name };
+    const trash = requireRemoteFolder(trashOf(deps, inbox));
+    return apply(message, folder, await remote.move(folder, remoteUid, trash));
   });
 }

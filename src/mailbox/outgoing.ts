@@ -7,14 +7,16 @@ import type { DeliveryStatus } from '../db/schema.js';
 import type { EventRow } from '../store/events.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { MessageRow } from '../store/messages.js';
+import { remoteOf } from './backend.js';
 import type { BounceNotice } from './bounce.js';
 import { fileBounce, prepareBounce } from './bounce.js';
 import type { MailboxDeps } from './deps.js';
 import type { DeliveryView, EmailView } from './email-view.js';
-import { NotFound, TooLarge, Unprocessable, ValidationFailed } from './errors.js';
+import { NotFound, TooLarge, ValidationFailed } from './errors.js';
 import { fileMessage, viewOfFiled } from './file-message.js';
 import type { IdempotencyCheck, IdempotencyGuard } from './idempotency.js';
 import { checkIdempotency, idempotencyConflict, rememberResponse } from './idempotency.js';
+import { dispatchRemote } from './outgoing-remote.js';
 import { fileForEach } from './receive.js';
 
 /** A message on its way out, composed from a send, reply, forward or draft. */
@@ -55,9 +57,7 @@ export async function dispatch<R>(
   shape: (sent: SentCopy) => R,
 ): Promise<R> {
   const { inbox } = out;
-  if (inbox.kind !== 'local') {
-    throw new Unprocessable(`sending from ${inbox.address}, a connected IMAP mailbox, is not available yet`);
-  }
+  const remote = remoteOf(deps, inbox);
   let composed;
   try {
     composed = await composeMessage(out.compose);
@@ -69,6 +69,7 @@ export async function dispatch<R>(
     throw new TooLarge(`the message is ${composed.raw.length} bytes; the limit is ${limit}`);
   }
   const parsed = await parseEmail(composed.raw);
+  if (remote) return dispatchRemote(deps, remote, out, { composed, parsed }, guard, shape);
   const sentAt = composed.date;
   const routes = composed.envelope.to.map((address) => routeOf(deps, address));
   const unknown = routes.filter((r) => r.kind === 'unknown');
@@ -174,7 +175,7 @@ function routeOf(deps: MailboxDeps, address: string): Route {
   return { address, kind: 'external' };
 }
 
-function markAnswered(deps: MailboxDeps, messageId: number): void {
+export function markAnswered(deps: MailboxDeps, messageId: number): void {
   const current = deps.store.messages.get(messageId);
   if (!current) return;
   const flags = JSON.parse(current.flags) as string[];

@@ -6,9 +6,11 @@ import { EventStore } from './events.js';
 import { FolderStore } from './folders.js';
 import { GroupCommit } from './group-commit.js';
 import { IdempotencyStore } from './idempotency.js';
+import { ImapStateStore } from './imap-state.js';
 import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
+import { MetricsStore } from './metrics.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
 import { WebhookDeliveryStore } from './webhook-deliveries.js';
@@ -25,6 +27,7 @@ export function createStore(db: Db) {
     inboxes: new InboxStore(db),
     folders: new FolderStore(db),
     messages: new MessageStore(db),
+    metrics: new MetricsStore(db),
     threads: new ThreadStore(db),
     labels: new LabelStore(db),
     events: new EventStore(db),
@@ -32,6 +35,7 @@ export function createStore(db: Db) {
     idempotency: new IdempotencyStore(db),
     webhooks: new WebhookStore(db),
     webhookDeliveries: new WebhookDeliveryStore(db),
+    imapState: new ImapStateStore(db),
   };
 }
 

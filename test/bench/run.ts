@@ -8,6 +8,7 @@ import path from 'node:path';
 import { runIngest } from './ingest.js';
 import { fillInbox, timeRequests } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
+import { runImapBench } from './imap.js';
 import { runSend } from './send.js';
 import { runWebhooks } from './webhooks.js';
 
@@ -76,9 +77,19 @@ async function webhooks() {
   console.log(`events delivered: ${fmt(eventsPerSecond)} per second`);
 }
 
+async function imap() {
+  console.log('\n## IMAP: a connected Dovecot mailbox (needs dovecot-imapd)');
+  const result = await runImapBench();
+  console.log(`initial sync of ${result.messages} messages: ${result.initialSyncSeconds.toFixed(1)} s`);
+  console.log(
+    `new mail (another client's APPEND) to email.received: p50 ${result.newMailP50Ms.toFixed(0)} ms   p99 ${result.newMailP99Ms.toFixed(0)} ms`,
+  );
+}
+
 const only = process.argv[2];
 console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'ingest') await ingest();
 if (!only || only === 'list') await list();
 if (!only || only === 'send') await send();
 if (!only || only === 'webhooks') await webhooks();
+if (!only || only === 'imap') await imap();

@@ -5,6 +5,7 @@ import {
   addDomain,
   addLocalInbox,
   addUser,
+  connectInbox,
   createKey,
   domainView,
   inboxView,
@@ -19,6 +20,7 @@ import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { sendError } from '../errors.js';
 import { commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import { okJson } from './send.js';
 
 const adminSecurity = [{ adminAuth: [] }];
 const errors = { 400: commonErrors[400], 401: commonErrors[401], 404: commonErrors[404] };
@@ -158,16 +160,58 @@ export function createAdminApp(
 
   app.openapi(
     createRoute({
-      ...route('post', '/inboxes', 'Create an inbox on a hosted domain'),
-      request: jsonBody(
-        z.object({ address: z.string().min(1), user: userRef, displayName: z.string().max(200).optional() }),
+      ...route(
+        'post',
+        '/inboxes',
+        'Create an inbox on a hosted domain, or connect an external mailbox by its IMAP and SMTP URLs',
       ),
-      responses: { ...okResponse(envelope(z.object({ inbox: z.any() })), 'The inbox'), ...errors },
+      description:
+        'With `imap` and `smtp` the login is tried at once: a refused login is 502, an unreachable ' +
+        'server 422. The URLs are stored encrypted and never returned.',
+      request: jsonBody(
+        z
+          .object({
+            address: z.string().min(1),
+            user: userRef,
+            displayName: z.string().max(200).optional(),
+            imap: z
+              .object({
+                url: z.string().min(1).openapi({ example: 'imaps://user:pass@imap.example.com:993' }),
+              })
+              .optional(),
+            smtp: z
+              .object({
+                url: z.string().min(1).openapi({ example: 'smtps://user:pass@smtp.example.com:465' }),
+              })
+              .optional(),
+          })
+          .refine((b) => (b.imap === undefined) === (b.smtp === undefined), {
+            message: 'an external mailbox needs both imap and smtp',
+            path: ['smtp'],
+          }),
+      ),
+      responses: {
+        ...okJson(envelope(z.object({ inbox: z.any() })), 'The inbox'),
+        ...errors,
+        409: { ...commonErrors[404], description: 'The address is taken' },
+        422: { ...commonErrors[404], description: 'The IMAP or SMTP server cannot be reached' },
+        502: { ...commonErrors[404], description: 'The IMAP or SMTP server refused the login' },
+      },
     }),
-    (c) => {
+    async (c) => {
       const body = c.req.valid('json');
-      const inbox = addLocalInbox(c.var.deps, body.address, body.user, body.displayName ?? '');
-      return ok(c, { inbox: inboxView(c.var.deps, inbox) }, 201);
+      const { deps } = c.var;
+      const inbox =
+        body.imap && body.smtp
+          ? await connectInbox(deps, {
+              address: body.address,
+              user: body.user,
+              displayName: body.displayName ?? '',
+              imap: body.imap.url,
+              smtp: body.smtp.url,
+            })
+          : addLocalInbox(deps, body.address, body.user, body.displayName ?? '');
+      return ok(c, { inbox: inboxView(deps, inbox) }, 201);
     },
   );
   app.openapi(

@@ -3,7 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import { bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
 import {
   CreateDraftBody,
   Draft,
@@ -72,7 +72,7 @@ const remove = createRoute({
   security: bearerSecurity,
   request: { params: DraftUidParam, query: DraftAccountQuery },
   responses: {
-    ...okResponse(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),
+    ...okJson(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),
     ...commonErrors,
   },
 });
@@ -96,8 +96,8 @@ export function registerDraftRoutes(app: OpenAPIHono<AppEnv>) {
     return ok(c, await sendDraft(c.var.deps, c.var.userId, account, uid, { idempotencyKey }));
   });
 
-  app.openapi(remove, (c) => {
+  app.openapi(remove, async (c) => {
     const { uid } = c.req.valid('param');
-    return ok(c, deleteDraft(c.var.deps, c.var.userId, c.req.valid('query').account, uid));
+    return ok(c, await deleteDraft(c.var.deps, c.var.userId, c.req.valid('query').account, uid));
   });
 }

@@ -4,7 +4,7 @@ import { applyLabels, removeLabel } from '../../mailbox/labels.js';
 import { deleteEmail, updateEmail } from '../../mailbox/organise.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
 import { Email } from '../schemas/emails.js';
 import {
   ApplyLabelsBody,
@@ -14,8 +14,9 @@ import {
   OrganiseQuery,
   UpdateEmailBody,
 } from '../schemas/organise.js';
+import { okJson } from './send.js';
 
-const emailResponse = okResponse(envelope(z.object({ email: Email })), 'The email as it is now');
+const emailResponse = okJson(envelope(z.object({ email: Email })), 'The email as it is now');
 
 const update = createRoute({
   method: 'patch',
@@ -39,7 +40,7 @@ const remove = createRoute({
     'is deleted for good. Trash is emptied of mail older than MAILROOM_TRASH_DAYS.',
   security: bearerSecurity,
   request: { params: UidParam, query: DeleteEmailQuery },
-  responses: { ...okResponse(envelope(DeleteEmailResult), 'Where the email went'), ...commonErrors },
+  responses: { ...okJson(envelope(DeleteEmailResult), 'Where the email went'), ...commonErrors },
 });
 
 const label = createRoute({
@@ -63,15 +64,15 @@ const unlabel = createRoute({
 });
 
 export function registerEmailOrganiseRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(update, (c) => {
+  app.openapi(update, async (c) => {
     const ref = { ...c.req.valid('query'), uid: c.req.valid('param').id };
-    return ok(c, { email: updateEmail(c.var.deps, c.var.userId, ref, c.req.valid('json')) });
+    return ok(c, { email: await updateEmail(c.var.deps, c.var.userId, ref, c.req.valid('json')) });
   });
 
-  app.openapi(remove, (c) => {
+  app.openapi(remove, async (c) => {
     const { permanent, ...where } = c.req.valid('query');
     const ref = { ...where, uid: c.req.valid('param').id };
-    return ok(c, deleteEmail(c.var.deps, c.var.userId, ref, { permanent }));
+    return ok(c, await deleteEmail(c.var.deps, c.var.userId, ref, { permanent }));
   });
 
   app.openapi(label, (c) => {

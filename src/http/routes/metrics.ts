@@ -1,0 +1,164 @@
+import crypto from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import { storedMetrics } from '../../mailbox/metrics.js';
+import type { StoredCounts } from '../../store/metrics.js';
+import type { AppEnv } from '../context.js';
+import { sendError } from '../errors.js';
+import { LATENCY_BUCKETS } from '../middleware/metrics.js';
+import type { HttpMetrics } from '../middleware/metrics.js';
+
+/** Prometheus text exposition format 0.0.4. */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+type Labels = Record<string, string>;
+interface Sample {
+  /** Appended to the family name: `_bucket`, `_sum`, `_count` for histograms. */
+  suffix?: string;
+  labels?: Labels;
+  value: number;
+}
+
+/**
+ * `GET /metrics` on the root app, beside /healthz. Open unless MAILROOM_METRICS_TOKEN is set,
+ * then it wants `Authorization: Bearer <token>`.
+ */
+export function registerMetricsRoute(app: Hono<AppEnv>, http: HttpMetrics): void {
+  app.get('/metrics', (c) => {
+    if (!authorised(c)) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return sendError(c, 'unauthorized', 'a valid metrics token is required: Authorization: Bearer <token>');
+    }
+    const text = renderMetrics(storedMetrics(c.var.deps), http);
+    return c.body(text, 200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' });
+  });
+}
+
+function authorised(c: Context<AppEnv>): boolean {
+  const token = c.var.deps.config.metricsToken;
+  if (!token) return true;
+  const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+  // Digests have equal length, so the comparison takes the same time whatever was presented.
+  return crypto.timingSafeEqual(sha256(presented), sha256(token));
+}
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest();
+
+export function renderMetrics(stored: StoredCounts, http: HttpMetrics): string {
+  const { deliveries, webhookDeliveries: hooks } = stored;
+  const lines = [
+    ...family(
+      'mailroom_messages_received_total',
+      'counter',
+      'Messages filed into an inbox, one per receiving inbox (email.received events).',
+      [{ value: stored.events['email.received'] }],
+    ),
+    ...family('mailroom_messages_sent_total', 'counter', 'Messages sent from an inbox (email.sent events).', [
+      { value: stored.events['email.sent'] },
+    ]),
+    ...family(
+      'mailroom_messages_bounced_total',
+      'counter',
+      'Sent messages that failed for good for a recipient (email.bounced events).',
+      [{ value: stored.events['email.bounced'] }],
+    ),
+    ...family('mailroom_messages_stored', 'gauge', 'Messages stored in all folders of all inboxes.', [
+      { value: stored.messages },
+    ]),
+    ...family(
+      'mailroom_outbound_deliveries',
+      'gauge',
+      'Stored outbound recipient deliveries by status.',
+      byLabel('status', deliveries),
+    ),
+    ...family(
+      'mailroom_outbound_queue_depth',
+      'gauge',
+      'Outbound recipient deliveries waiting for an attempt (queued or deferred).',
+      [{ value: deliveries.queued + deliveries.deferred }],
+    ),
+    ...family(
+      'mailroom_webhook_deliveries',
+      'gauge',
+      'Stored webhook deliveries (one per event and webhook) by status.',
+      byLabel('status', hooks),
+    ),
+    ...family(
+      'mailroom_webhook_queue_depth',
+      'gauge',
+      'Webhook deliveries waiting for an attempt (pending).',
+      [{ value: hooks.pending }],
+    ),
+    ...family(
+      'mailroom_webhook_attempts_total',
+      'counter',
+      'Webhook POSTs by result: succeeded is a 2xx answer, failed anything else.',
+      byLabel('result', stored.webhookAttempts),
+    ),
+    ...httpFamilies(http),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function httpFamilies(http: HttpMetrics): string[] {
+  const byRoute = <T extends { route: string; method: string }>(a: T, b: T) =>
+    a.route.localeCompare(b.route) || a.method.localeCompare(b.method);
+  const requests = http
+    .requestSeries()
+    .sort((a, b) => byRoute(a, b) || a.status.localeCompare(b.status))
+    .map((s) => ({ labels: { method: s.method, route: s.route, status: s.status }, value: s.count }));
+  const latency = http
+    .latencySeries()
+    .sort(byRoute)
+    .flatMap((s) => {
+      const labels = { method: s.method, route: s.route };
+      return [
+        ...LATENCY_BUCKETS.map((bound, i) => ({
+          suffix: '_bucket',
+          labels: { ...labels, le: String(bound) },
+          value: s.buckets[i] ?? 0,
+        })),
+        { suffix: '_bucket', labels: { ...labels, le: '+Inf' }, value: s.count },
+        { suffix: '_sum', labels, value: s.sum },
+        { suffix: '_count', labels, value: s.count },
+      ];
+    });
+  return [
+    ...family(
+      'mailroom_http_requests_total',
+      'counter',
+      'HTTP requests by method, route pattern and status since start.',
+      requests,
+    ),
+    ...family(
+      'mailroom_http_request_duration_seconds',
+      'histogram',
+      'HTTP request latency by method and route pattern since start.',
+      latency,
+    ),
+  ];
+}
+
+function byLabel(name: string, counts: Record<string, number>): Sample[] {
+  return Object.entries(counts).map(([value, count]) => ({ labels: { [name]: value }, value: count }));
+}
+
+function family(
+  name: string,
+  type: 'counter' | 'gauge' | 'histogram',
+  help: string,
+  samples: Sample[],
+): string[] {
+  return [
+    `# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`,
+    `# TYPE ${name} ${type}`,
+    ...samples.map((s) => `${name}${s.suffix ?? ''}${labelText(s.labels)} ${s.value}`),
+  ];
+}
+
+function labelText(labels: Labels | undefined): string {
+  if (!labels) return '';
+  const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+  return `{${Object.entries(labels)
+    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .join(',')}}`;
+}

@@ -1,0 +1,96 @@
+import { ImapFlow } from 'imapflow';
+import type { Logger } from 'pino';
+import type { MailroomError } from '../mailbox/errors.js';
+import { Unprocessable, Upstream } from '../mailbox/errors.js';
+
+/** Errors of a connection that never got through: answered 422 (contract 3), not 502. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ETIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNECTION',
+  'ESOCKET',
+  'EDNS',
+  'CONNECT_TIMEOUT',
+  'GREETING_TIMEOUT',
+  'NoConnection',
+  'ClosedAfterConnectTLS',
+  'ClosedAfterConnectText',
+]);
+
+/** Where a URL points, for messages and logs: never the credentials. */
+export function hostOf(url: string): string {
+  const u = new URL(url);
+  return u.port ? `${u.hostname}:${u.port}` : u.hostname;
+}
+
+/**
+ * A remote failure as the API answers it: unreachable is 422 `unprocessable`; a login refused,
+ * or a command answered NO/BAD or 4xx/5xx, is 502 `upstream_error`.
+ */
+export function remoteError(error: unknown, protocol: 'IMAP' | 'SMTP', url: string): MailroomError {
+  const e = error as {
+    code?: string;
+    authenticationFailed?: boolean;
+    responseText?: string;
+    response?: string;
+    responseCode?: number;
+    message?: string;
+  };
+  const host = hostOf(url);
+  const said = (e.responseText ?? e.response ?? e.message ?? String(error)).trim();
+  if (e.authenticationFailed || e.code === 'EAUTH') {
+    return new Upstream(`the ${protocol} server ${host} refused the login: ${said}`);
+  }
+  if ((e.code && UNREACHABLE.has(e.code)) || /timeout|timed out|ECONNREFUSED|closed/i.test(e.message ?? '')) {
+    if (!e.responseCode)
+      return new Unprocessable(`cannot reach the ${protocol} server ${host}: ${e.code ?? said}`);
+  }
+  return new Upstream(`the ${protocol} server ${host} refused: ${said}`);
+}
+
+/** Connects and logs in; every client gets an error handler, so a dropped socket is never an uncaught event. */
+export async function openImap(url: string, timeoutMs: number, log: Logger): Promise<ImapFlow> {
+  const u = new URL(url);
+  const secure = u.protocol === 'imaps:';
+  const client = new ImapFlow({
+    host: u.hostname,
+    port: Number(u.port) || (secure ? 993 : 143),
+    secure,
+    auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) },
+    logger: false,
+    disableAutoIdle: true,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    emitLogs: false,
+  });
+  client.on('error', (err: Error) =>
+    log.debug({ host: hostOf(url), err: err.message }, 'imap connection error'),
+  );
+  try {
+    await client.connect();
+  } catch (error) {
+    client.close();
+    throw remoteError(error, 'IMAP', url);
+  }
+  return client;
+}
+
+/** Logs out politely when the connection still works, else just drops it. */
+export async function closeImap(client: ImapFlow | null): Promise<void> {
+  if (!client) return;
+  if (client.usable) {
+    try {
+      await Promise.race([client.logout(), new Promise((r) => setTimeout(r, 2000).unref())]);
+    } catch {
+      // already gone
+    }
+  }
+  client.close();
+}

@@ -1,0 +1,60 @@
+import type { ListResponse } from 'imapflow';
+import type { Logger } from 'pino';
+import type { FolderRow } from '../store/folders.js';
+import type { InboxRow } from '../store/inboxes.js';
+import type { Store } from '../store/index.js';
+
+/** RFC 6154 roles onto the local standard folders; imapflow also guesses roles from common names. */
+const ROLE_TO_LOCAL: Record<string, string> = {
+  '\\Inbox': '\\Inbox',
+  '\\Sent': '\\Sent',
+  '\\Drafts': '\\Drafts',
+  '\\Trash': '\\Trash',
+  '\\Junk': '\\Junk',
+};
+
+/** Virtual views of mail kept elsewhere: syncing them would show every message twice. */
+const VIRTUAL = new Set(['\\All', '\\Flagged', '\\Important']);
+
+/**
+ * Ties the remote folders to local ones: special-use roles to INBOX, Sent, Drafts, Trash and
+ * Spam; any other selectable folder by its remote path, created locally on first sight.
+ * Answers the local folders that have a remote counterpart, INBOX first.
+ */
+export function mapFolders(store: Store, inbox: InboxRow, remote: ListResponse[], log: Logger): FolderRow[] {
+  const mapped = new Map<number, FolderRow>();
+  const claimed = new Set<string>();
+  return store.db.transaction(() => {
+    const ordered = [...remote].sort((a, b) => Number(!a.specialUse) - Number(!b.specialUse));
+    for (const entry of ordered) {
+      const flags = [...entry.flags].map((f) => f.toLowerCase());
+      if (flags.includes('\\noselect') || flags.includes('\\nonexistent')) continue;
+      const role = entry.specialUse && ROLE_TO_LOCAL[entry.specialUse];
+      if (entry.specialUse && VIRTUAL.has(entry.specialUse)) continue;
+      let local: FolderRow | undefined;
+      if (role && !claimed.has(role)) {
+        claimed.add(role);
+        local = store.folders.findBySpecialUse(inbox.id, role);
+      } else {
+        local = store.folders.find(inbox.id, entry.path);
+        if (local?.special_use) {
+          log.info(
+            { account: inbox.address, folder: entry.path },
+            'remote folder clashes with a standard one; skipped',
+          );
+          continue;
+        }
+        local ??= store.folders.create(inbox.id, entry.path, { remotePath: entry.path });
+      }
+      if (!local) continue;
+      if (local.remote_path !== entry.path) {
+        store.imapState.setFolderRemote(local.id, entry.path);
+        local = store.folders.get(local.id)!;
+      }
+      mapped.set(local.id, local);
+    }
+    return [...mapped.values()].sort(
+      (a, b) => Number(b.special_use === '\\Inbox') - Number(a.special_use === '\\Inbox'),
+    );
+  });
+}

@@ -1,0 +1,186 @@
+import type { FetchMessageObject, ImapFlow } from 'imapflow';
+import { emailForEvent } from '../events/payload.js';
+import type { MailboxDeps } from '../mailbox/deps.js';
+import { fileMessage, viewOfFiled } from '../mailbox/file-message.js';
+import { parseEmail } from '../mail/parse.js';
+import type { ParsedEmail } from '../mail/types.js';
+import type { EventRow } from '../store/events.js';
+import type { FolderRow } from '../store/folders.js';
+import type { InboxRow } from '../store/inboxes.js';
+import type { Mutex } from './mutex.js';
+
+export interface FolderSyncContext {
+  deps: MailboxDeps;
+  client: ImapFlow;
+  inbox: InboxRow;
+  lock: Mutex;
+  batchSize: number;
+  /** Only mail since this date on a folder's first sync (MAILROOM_IMAP_INITIAL_DAYS); null for all. */
+  initialSince: Date | null;
+  /** Fire `email.received` for new INBOX mail (false during the inbox's first sync). */
+  announce: boolean;
+}
+
+/** Flags as stored: the session-only \Recent dropped, sorted so two sets compare as strings. */
+export function normalFlags(flags: Iterable<string> | undefined): string[] {
+  return [...(flags ?? [])].filter((f) => f.toLowerCase() !== '\\recent').sort();
+}
+
+const sameFlags = (stored: string, remote: string[]) =>
+  JSON.stringify(normalFlags(JSON.parse(stored) as string[])) === JSON.stringify(remote);
+
+/**
+ * Brings one local folder level with its remote folder: new mail (adopting local copies by
+ * Message-ID where the remote UIDs are new, as after a UIDVALIDITY change or an APPEND whose
+ * UID the server did not tell), flag changes (CONDSTORE when offered, else every flag), and
+ * expunges (a UID absent from two answers in a row, never from one).
+ *
+ * Commands run between fetches, never inside one; local changes are made under the inbox's
+ * lock so a remote write in flight is either wholly before or wholly after them.
+ */
+export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Promise<void> {
+  const { client, deps, lock } = ctx;
+  const { store } = deps;
+  const mailbox = await client.mailboxOpen(folder.remote_path!);
+  const uidValidity = Number(mailbox.uidValidity);
+  const known = store.folders.get(folder.id)!;
+  const first = known.uid_validity === null;
+  const resync = !first && known.uid_validity !== uidValidity;
+  if (resync) {
+    deps.log.warn(
+      { account: ctx.inbox.address, folder: folder.name },
+      'UIDVALIDITY changed; resyncing folder',
+    );
+    await lock.run(async () => store.imapState.unlinkFolder(folder.id));
+  }
+  const from = first || resync ? 1 : (known.uid_next_seen ?? 1);
+
+  // New mail.
+  let uids: number[] = [];
+  if (mailbox.exists > 0) {
+    const query = first && ctx.initialSince ? { since: ctx.initialSince } : { uid: `${from}:*` };
+    uids = ((await client.search(query, { uid: true })) || []).filter((uid) => uid >= from);
+  }
+  const announce = ctx.announce && !first && !resync && folder.special_use === '\\Inbox';
+  for (let i = 0; i < uids.length; i += ctx.batchSize) {
+    const batch = uids.slice(i, i + ctx.batchSize);
+    await lock.run(() => fetchAndFile(ctx, folder, batch, announce));
+  }
+
+  // Flag changes and expunges by other clients.
+  await lock.run(async () => {
+    if (!first && !resync) await syncFlags(ctx, folder, known.highest_modseq, mailbox.highestModseq);
+    await syncExpunges(ctx, folder, mailbox.exists);
+    if (resync) for (const id of store.imapState.unlinkedIds(folder.id)) store.messages.remove(id);
+    store.imapState.setFolderSync(folder.id, {
+      uid_validity: uidValidity,
+      highest_modseq: mailbox.highestModseq ? Number(mailbox.highestModseq) : null,
+      uid_next_seen: mailbox.uidNext ?? Math.max(from, ...uids.map((u) => u + 1)),
+    });
+  });
+}
+
+async function fetchAndFile(ctx: FolderSyncContext, folder: FolderRow, uids: number[], announce: boolean) {
+  const { deps, client, inbox } = ctx;
+  const { store } = deps;
+  const fresh = uids.filter((uid) => !store.imapState.byRemoteUid(folder.id, uid));
+  if (fresh.length === 0) return;
+  const fetched: FetchMessageObject[] = await client.fetchAll(
+    fresh.join(','),
+    { uid: true, flags: true, source: true, internalDate: true },
+    { uid: true },
+  );
+  const parsed: { message: FetchMessageObject; parsed: ParsedEmail }[] = [];
+  for (const message of fetched) {
+    if (message.source) parsed.push({ message, parsed: await parseEmail(message.source) });
+  }
+  const events: EventRow[] = [];
+  store.db.transaction(() => {
+    for (const { message, parsed: email } of parsed) {
+      if (store.imapState.byRemoteUid(folder.id, message.uid)) continue;
+      const flags = normalFlags(message.flags);
+      const adopted = email.messageId
+        ? store.imapState.unlinkedByMessageId(folder.id, email.messageId)
+        : undefined;
+      if (adopted) {
+        store.imapState.setRemoteUid(adopted.id, message.uid);
+        if (!sameFlags(adopted.flags, flags)) store.messages.setFlags(adopted.id, flags);
+        continue;
+      }
+      const date = message.internalDate;
+      const row = fileMessage(store, {
+        inbox,
+        folder,
+        parsed: email,
+        raw: message.source!,
+        flags,
+        receivedAt: date instanceof Date ? date : date ? new Date(date) : new Date(),
+      });
+      store.imapState.setRemoteUid(row.id, message.uid);
+      if (announce) {
+        events.push(
+          store.events.append({
+            type: 'email.received',
+            userId: inbox.user_id,
+            inboxId: inbox.id,
+            data: { account: inbox.address, email: emailForEvent(viewOfFiled(row, folder, email, false)) },
+          }),
+        );
+      }
+    }
+  });
+  deps.bus.publish(events);
+}
+
+async function syncFlags(
+  ctx: FolderSyncContext,
+  folder: FolderRow,
+  knownModseq: number | null,
+  highestModseq: bigint | undefined,
+): Promise<void> {
+  const { client, deps } = ctx;
+  if (!client.mailbox || client.mailbox.exists === 0) return;
+  let changed: FetchMessageObject[];
+  if (knownModseq !== null && highestModseq !== undefined) {
+    if (highestModseq <= BigInt(knownModseq)) return;
+    changed = await client.fetchAll(
+      '1:*',
+      { uid: true, flags: true },
+      { uid: true, changedSince: knownModseq },
+    );
+  } else {
+    changed = await client.fetchAll('1:*', { uid: true, flags: true }, { uid: true });
+  }
+  const byUid = new Map(deps.store.imapState.links(folder.id).map((l) => [l.remote_uid, l]));
+  deps.store.db.transaction(() => {
+    for (const message of changed) {
+      const link = byUid.get(message.uid);
+      const flags = normalFlags(message.flags);
+      if (link && !sameFlags(link.flags, flags)) deps.store.messages.setFlags(link.id, flags);
+    }
+  });
+}
+
+async function syncExpunges(
+  ctx: FolderSyncContext,
+  folder: FolderRow,
+  existsAtSelect: number,
+): Promise<void> {
+  const { client, deps } = ctx;
+  const { store } = deps;
+  const exists = client.mailbox ? client.mailbox.exists : existsAtSelect;
+  if (store.imapState.countLinked(folder.id) === exists) return;
+  const all = await client.search({ all: true }, { uid: true });
+  if (all === false || all === undefined) return;
+  if (all.length === 0 && exists > 0) return;
+  const present = new Set(all);
+  const missing = store.imapState.links(folder.id).filter((l) => !present.has(l.remote_uid));
+  if (missing.length === 0) return;
+  // A UID missing from one answer is not proof: ask again about exactly those.
+  const again = await client.search({ uid: missing.map((l) => l.remote_uid).join(',') }, { uid: true });
+  if (again === false || again === undefined) return;
+  const still = new Set(again);
+  store.db.transaction(() => {
+    for (const link of missing) if (!still.has(link.remote_uid)) store.messages.remove(link.id);
+  });
+}

@@ -1,0 +1,167 @@
+import type { ImapFlow } from 'imapflow';
+import type { RemoteConfig } from '../mailbox/backend.js';
+import type { MailboxDeps } from '../mailbox/deps.js';
+import type { FolderRow } from '../store/folders.js';
+import { nowIso } from '../store/ids.js';
+import { closeImap, hostOf, openImap } from './connection.js';
+import { mapFolders } from './folder-map.js';
+import { syncFolder } from './folder-sync.js';
+import type { Mutex } from './mutex.js';
+import type { ImapSyncOptions } from './options.js';
+import { backoffMs } from './options.js';
+
+export type SyncState = 'connecting' | 'syncing' | 'synced' | 'error';
+
+/**
+ * The sync of one connected inbox: connect, map folders, sync every folder, then IDLE on INBOX
+ * (new mail arrives within a round trip) with every folder compared again each `pollMs`. A lost
+ * connection or any failure shows as state `error` with its message, and the loop reconnects
+ * after a doubling backoff.
+ */
+export class InboxSync {
+  private stopped = false;
+  private client: ImapFlow | null = null;
+  private wake: (() => void) | null = null;
+  private done: Promise<void> | null = null;
+
+  constructor(
+    private readonly deps: MailboxDeps,
+    readonly inboxId: number,
+    private readonly config: RemoteConfig,
+    private readonly lock: Mutex,
+    private readonly options: ImapSyncOptions,
+  ) {}
+
+  start(): void {
+    this.done = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    this.client?.close();
+    await this.done;
+  }
+
+  private async loop(): Promise<void> {
+    let attempt = 0;
+    while (!this.stopped) {
+      try {
+        this.setState('connecting');
+        this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.deps.log);
+        attempt = 0;
+        await this.session(this.client);
+      } catch (error) {
+        if (this.stopped) break;
+        const message = (error as Error).message;
+        this.deps.log.warn(
+          { inbox: this.inboxId, host: hostOf(this.config.imap), err: message },
+          'imap sync failed',
+        );
+        this.setState('error', message);
+        await this.sleep(backoffMs(this.options, attempt++));
+      } finally {
+        const client = this.client;
+        this.client = null;
+        await closeImap(client);
+      }
+    }
+  }
+
+  private async session(client: ImapFlow): Promise<void> {
+    let lastFull = 0;
+    let folders: FolderRow[] = [];
+    while (!this.stopped) {
+      const inbox = this.deps.store.inboxes.get(this.inboxId);
+      if (!inbox) return;
+      const full = Date.now() - lastFull >= this.options.pollMs || folders.length === 0;
+      if (full) {
+        if (inbox.last_sync_at === null) this.setState('syncing');
+        folders = mapFolders(this.deps.store, inbox, await client.list(), this.deps.log);
+        lastFull = Date.now();
+      }
+      const days = this.deps.config.imapInitialDays;
+      const ctx = {
+        deps: this.deps,
+        client,
+        inbox,
+        lock: this.lock,
+        batchSize: this.options.batchSize,
+        initialSince: days > 0 ? new Date(Date.now() - days * 86_400_000) : null,
+        announce: inbox.last_sync_at !== null,
+      };
+      for (const folder of full ? folders : folders.slice(0, 1)) {
+        if (this.stopped) return;
+        const current = this.deps.store.folders.get(folder.id);
+        if (!current?.remote_path) continue;
+        try {
+          await syncFolder(ctx, current);
+        } catch (error) {
+          if (!(error as { mailboxMissing?: boolean }).mailboxMissing) throw error;
+          // Deleted by another client: its local copy stays, unsynced, until it reappears.
+          this.deps.store.imapState.setFolderRemote(current.id, null);
+        }
+      }
+      this.setState('synced', null, nowIso());
+      await this.waitForChange(client, folders[0]);
+    }
+  }
+
+  /** IDLE on INBOX until the server tells of a change, the poll interval passes, or the connection ends. */
+  private async waitForChange(client: ImapFlow, inbox: FolderRow | undefined): Promise<void> {
+    if (!inbox?.remote_path) return this.sleep(this.options.pollMs);
+    const selected = await client.mailboxOpen(inbox.remote_path);
+    // Mail or flag changes that came after this folder's sync, before this SELECT: no IDLE needed.
+    const seen = this.deps.store.folders.get(inbox.id);
+    const uidNext = selected.uidNext ?? 0;
+    const modseq = selected.highestModseq;
+    if (!seen || uidNext > (seen.uid_next_seen ?? 0)) return;
+    if (modseq !== undefined && seen.highest_modseq !== null && modseq > BigInt(seen.highest_modseq)) return;
+    let closed = false;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(finish, this.options.pollMs);
+      const onClose = () => {
+        closed = true;
+        finish();
+      };
+      function finish() {
+        clearTimeout(timer);
+        client.off('exists', finish);
+        client.off('expunge', finish);
+        client.off('flags', finish);
+        client.off('close', onClose);
+        resolve();
+      }
+      this.wake = finish;
+      client.on('exists', finish);
+      client.on('expunge', finish);
+      client.on('flags', finish);
+      client.on('close', onClose);
+      // The next command ends the IDLE (imapflow sends DONE first).
+      client.idle().catch(() => onClose());
+    });
+    this.wake = null;
+    if (closed && !this.stopped) throw new Error('the IMAP server closed the connection');
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private setState(state: SyncState, error: string | null = null, lastSyncAt?: string): void {
+    if (!this.deps.store.db.sqlite.open) return;
+    this.deps.store.inboxes.setSyncState(this.inboxId, {
+      sync_state: state,
+      ...(state === 'error' || state === 'synced' ? { sync_error: error } : {}),
+      ...(lastSyncAt ? { last_sync_at: lastSyncAt } : {}),
+    });
+  }
+}

@@ -1,0 +1,102 @@
+import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/backend.js';
+import type { MailboxDeps } from '../mailbox/deps.js';
+import { openJson } from '../store/credentials.js';
+import type { InboxRow } from '../store/inboxes.js';
+import { closeImap, openImap } from './connection.js';
+import { InboxSync } from './inbox-sync.js';
+import { Mutex } from './mutex.js';
+import type { ImapSyncOptions } from './options.js';
+import { resolveImapOptions } from './options.js';
+import { ImapRemoteMailbox } from './remote-writes.js';
+import { verifySmtp } from './smtp-submit.js';
+
+/**
+ * Runs one InboxSync per connected inbox (a server Worker) and gives the mailbox layer the IMAP
+ * backend of each. The list of connected inboxes is re-read every `watchMs`, so an inbox
+ * connected or removed by the CLI, in another process, is picked up too.
+ */
+export class ImapSyncManager implements RemoteBackends {
+  readonly name = 'imap-sync';
+  private readonly syncs = new Map<number, InboxSync>();
+  private readonly locks = new Map<number, Mutex>();
+  private readonly options: ImapSyncOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+
+  constructor(
+    private readonly deps: MailboxDeps,
+    options?: Partial<ImapSyncOptions>,
+  ) {
+    this.options = resolveImapOptions(options);
+  }
+
+  start(): void {
+    this.running = true;
+    this.refresh();
+    this.timer = setInterval(() => this.refresh(), this.options.watchMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    const all = [...this.syncs.values()];
+    this.syncs.clear();
+    await Promise.all(all.map((s) => s.stop()));
+  }
+
+  of(inbox: InboxRow): RemoteMailbox {
+    return new ImapRemoteMailbox(this.configOf(inbox), this.lockOf(inbox.id), this.options, this.deps.log);
+  }
+
+  async verify(config: RemoteConfig): Promise<void> {
+    const client = await openImap(config.imap, this.options.connectTimeoutMs, this.deps.log);
+    await closeImap(client);
+    await verifySmtp(config.smtp, this.options.connectTimeoutMs);
+  }
+
+  inboxesChanged(): void {
+    this.refresh();
+  }
+
+  private refresh(): void {
+    if (!this.running || !this.deps.store.db.sqlite.open) return;
+    const connected = new Map(this.deps.store.imapState.connectedInboxes().map((i) => [i.id, i]));
+    for (const [id, sync] of this.syncs) {
+      if (connected.has(id)) continue;
+      this.syncs.delete(id);
+      void sync.stop();
+    }
+    for (const [id, inbox] of connected) {
+      if (this.syncs.has(id)) continue;
+      let config: RemoteConfig;
+      try {
+        config = this.configOf(inbox);
+      } catch (error) {
+        this.deps.store.inboxes.setSyncState(id, {
+          sync_state: 'error',
+          sync_error: (error as Error).message,
+        });
+        continue;
+      }
+      const sync = new InboxSync(this.deps, id, config, this.lockOf(id), this.options);
+      this.syncs.set(id, sync);
+      sync.start();
+    }
+  }
+
+  private lockOf(inboxId: number): Mutex {
+    let lock = this.locks.get(inboxId);
+    if (!lock) this.locks.set(inboxId, (lock = new Mutex()));
+    return lock;
+  }
+
+  private configOf(inbox: InboxRow): RemoteConfig {
+    if (!inbox.remote_config || !this.deps.config.secret) throw new Error('no connection settings stored');
+    try {
+      return openJson<RemoteConfig>(this.deps.config.secret, inbox.remote_config);
+    } catch {
+      throw new Error('the stored connection settings cannot be read with this MAILROOM_SECRET');
+    }
+  }
+}

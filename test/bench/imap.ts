@@ -1,0 +1,109 @@
+/**
+ * IMAP benchmark: the initial sync of a 10,000-message mailbox on a local Dovecot, and the time
+ * from an APPEND by another client to the `email.received` event (new mail over IDLE).
+ * `runImapBench()` is wired into `npm run bench`; `tsx test/bench/imap.ts` runs it alone.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { rawMessage, startDovecot } from '../helpers/dovecot.js';
+import { startCaptureServer } from '../helpers/capture-smtp.js';
+import { ADMIN_TOKEN } from '../helpers/imap-setup.js';
+import { startServer } from '../helpers/server.js';
+
+export interface ImapBenchResult {
+  messages: number;
+  initialSyncSeconds: number;
+  newMailP50Ms: number;
+  newMailP99Ms: number;
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+
+export async function runImapBench(
+  messages = Number(process.env.BENCH_IMAP_MESSAGES ?? 10_000),
+  arrivals = 50,
+) {
+  const dovecot = await startDovecot();
+  const user = 'bench';
+  dovecot.addUser(user, 'bench-password');
+  // Fill the Maildir directly (as another delivery agent would): Dovecot indexes it on first SELECT.
+  const maildir = path.join(dovecot.dir, 'mail', user);
+  const owner = fs.statSync(path.join(dovecot.dir, 'mail'));
+  for (const sub of ['cur', 'new', 'tmp']) fs.mkdirSync(path.join(maildir, sub), { recursive: true });
+  const start = Date.now() - messages * 60_000;
+  for (let i = 0; i < messages; i++) {
+    const raw = rawMessage({
+      subject: `Message ${i} about ${['invoices', 'the meeting', 'the budget'][i % 3]}`,
+      date: new Date(start + i * 60_000),
+      text: `${crypto.randomBytes(1500).toString('base64')}\n`,
+    });
+    fs.writeFileSync(
+      path.join(maildir, 'cur', `${start / 1000 + i}.M${i}P1.bench:2,${i % 2 ? 'S' : ''}`),
+      raw,
+    );
+  }
+  for (const entry of [maildir, ...['cur', 'new', 'tmp'].map((s) => path.join(maildir, s))]) {
+    fs.chownSync(entry, owner.uid, owner.gid);
+  }
+  for (const file of fs.readdirSync(path.join(maildir, 'cur'))) {
+    fs.chownSync(path.join(maildir, 'cur', file), owner.uid, owner.gid);
+  }
+
+  const capture = await startCaptureServer();
+  const server = await startServer({ adminToken: ADMIN_TOKEN, imapOptions: { batchSize: 500 } });
+  const address = `${user}@example.org`;
+  try {
+    const began = Date.now();
+    const res = await server.api('/admin/v1/inboxes', {
+      key: ADMIN_TOKEN,
+      body: { address, user: 'default', imap: { url: dovecot.url(user) }, smtp: { url: capture.url } },
+    });
+    if (res.status !== 201) throw new Error(`connect: ${res.status} ${res.text}`);
+    const store = server.mailroom.deps.store;
+    const inbox = store.inboxes.findByAddress(address)!;
+    const folder = store.folders.find(inbox.id, 'INBOX')!;
+    while (store.folders.countMessages(folder.id) < messages || !store.inboxes.get(inbox.id)!.last_sync_at) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const initialSyncSeconds = (Date.now() - began) / 1000;
+
+    const other = await dovecot.client(user);
+    const latencies: number[] = [];
+    for (let i = 0; i < arrivals; i++) {
+      const subject = `Arrival ${i}`;
+      const seen = new Promise<number>((resolve) => {
+        const off = server.mailroom.deps.bus.subscribe((rows) => {
+          if (rows.some((r) => r.type === 'email.received' && r.payload.includes(subject))) {
+            off();
+            resolve(Date.now());
+          }
+        });
+      });
+      const sentAt = Date.now();
+      await other.append('INBOX', rawMessage({ subject }), []);
+      latencies.push((await seen) - sentAt);
+    }
+    await other.logout();
+    latencies.sort((a, b) => a - b);
+    return {
+      messages,
+      initialSyncSeconds,
+      newMailP50Ms: quantile(latencies, 0.5),
+      newMailP99Ms: quantile(latencies, 0.99),
+    } satisfies ImapBenchResult;
+  } finally {
+    await server.stop();
+    await capture.close();
+    await dovecot.stop();
+  }
+}
+
+if (/bench[/\\]imap\.ts$/.test(process.argv[1] ?? '')) {
+  const result = await runImapBench();
+  console.log(`initial sync of ${result.messages} messages: ${result.initialSyncSeconds.toFixed(1)} s`);
+  console.log(
+    `new mail (APPEND to email.received): p50 ${result.newMailP50Ms} ms   p99 ${result.newMailP99Ms} ms`,
+  );
+}

@@ -1,0 +1,240 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ImapFlow } from 'imapflow';
+
+/** Where Debian's dovecot-imapd puts the binary; scripts/ensure-test-deps.sh installs it. */
+export const DOVECOT_BIN = process.env.DOVECOT_BIN ?? '/usr/sbin/dovecot';
+
+export interface Dovecot {
+  port: number;
+  dir: string;
+  /** `imap://user:password@127.0.0.1:port` for a user added with addUser. */
+  url(user: string, password?: string): string;
+  addUser(user: string, password: string): void;
+  /** A plain IMAP client logged in as the user: "another mail program" on the same mailbox. */
+  client(user: string, password?: string): Promise<ImapFlow>;
+  /** Kills the server and starts it again on the same port and mail. */
+  restart(): Promise<void>;
+  /** Stops the server without starting it again (start() brings it back). */
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real Dovecot for the tests, run as a child process: its own config, passwords and Maildir in
+ * a temp folder, listening on a free port on 127.0.0.1, plaintext login (ssl = no).
+ * Run as root, mail is kept as the `dovecot` user (Dovecot refuses uid 0 for mail).
+ */
+export async function startDovecot(): Promise<Dovecot> {
+  if (!fs.existsSync(DOVECOT_BIN)) {
+    throw new Error(
+      `${DOVECOT_BIN} not found: install Debian package dovecot-imapd (scripts/ensure-test-deps.sh)`,
+    );
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-dovecot-'));
+  fs.chmodSync(dir, 0o755);
+  const mailDir = path.join(dir, 'mail');
+  const runDir = path.join(dir, 'run');
+  fs.mkdirSync(mailDir);
+  fs.mkdirSync(runDir);
+  const root = process.getuid?.() === 0;
+  const account = root ? ownerOf('dovecot') : { uid: process.getuid!(), gid: process.getgid!() };
+  if (root) fs.chownSync(mailDir, account.uid, account.gid);
+  const me = os.userInfo().username;
+  const port = await freePort();
+  const passwdFile = path.join(dir, 'passwd');
+  fs.writeFileSync(passwdFile, '');
+  const passwords = new Map<string, string>();
+  const conf = path.join(dir, 'dovecot.conf');
+  fs.writeFileSync(
+    conf,
+    `protocols = imap
+listen = 127.0.0.1
+base_dir = ${runDir}
+state_dir = ${runDir}
+instance_name = mailroom-test-${port}
+log_path = ${dir}/dovecot.log
+ssl = no
+auth_mechanisms = plain
+disable_plaintext_auth = no
+auth_failure_delay = 0
+default_internal_user = ${root ? 'dovecot' : me}
+default_login_user = ${root ? 'dovenull' : me}
+first_valid_uid = 1
+mail_location = maildir:${mailDir}/%u
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u ${passwdFile}
+}
+userdb {
+  driver = passwd-file
+  args = username_format=%u ${passwdFile}
+}
+service imap-login {
+  chroot =
+  inet_listener imap {
+    address = 127.0.0.1
+    port = ${port}
+  }
+  inet_listener imaps {
+    port = 0
+  }
+}
+service anvil {
+  chroot =
+}
+protocol imap {
+  mail_max_userip_connections = 200
+}
+namespace inbox {
+  inbox = yes
+  separator = /
+  mailbox Sent {
+    special_use = \\Sent
+    auto = subscribe
+  }
+  mailbox Drafts {
+    special_use = \\Drafts
+    auto = subscribe
+  }
+  mailbox Trash {
+    special_use = \\Trash
+    auto = subscribe
+  }
+  mailbox Junk {
+    special_use = \\Junk
+    auto = subscribe
+  }
+}
+`,
+  );
+
+  let child: ChildProcess | null = null;
+  const dovecot: Dovecot = {
+    port,
+    dir,
+    url: (user, password = passwords.get(user) ?? '') =>
+      `imap://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}`,
+    addUser(user, password) {
+      passwords.set(user, password);
+      fs.appendFileSync(
+        passwdFile,
+        `${user}:{PLAIN}${password}:${account.uid}:${account.gid}::${mailDir}/${user}\n`,
+      );
+    },
+    async client(user, password = passwords.get(user) ?? '') {
+      const client = new ImapFlow({
+        host: '127.0.0.1',
+        port,
+        secure: false,
+        auth: { user, pass: password },
+        logger: false,
+      });
+      client.on('error', () => {});
+      await client.connect();
+      return client;
+    },
+    async start() {
+      child = spawn(DOVECOT_BIN, ['-F', '-c', conf], { stdio: 'ignore', detached: true });
+      await waitForPort(port, 10_000);
+    },
+    async kill() {
+      const running = child;
+      child = null;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      // The whole process group: a plain SIGTERM to the master leaves logged-in imap processes
+      // serving their connections, which is not what a server going away looks like.
+      process.kill(-running.pid!, 'SIGKILL');
+      await exited;
+      // The master's children (imap, auth) leave with it; wait until the port is free again.
+      await waitForPortFree(port, 10_000);
+    },
+    async restart() {
+      await dovecot.kill();
+      await dovecot.start();
+    },
+    async stop() {
+      await dovecot.kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await dovecot.start();
+  return dovecot;
+}
+
+function ownerOf(user: string): { uid: number; gid: number } {
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${user}:`));
+  if (!line) throw new Error(`no ${user} user: is dovecot-imapd installed?`);
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await canConnect(port))) {
+    if (Date.now() > deadline) throw new Error(`dovecot did not listen on ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function waitForPortFree(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (await canConnect(port)) {
+    if (Date.now() > deadline) throw new Error(`dovecot still listening on ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A simple RFC 5322 message for APPEND. */
+export function rawMessage(fields: {
+  from?: string;
+  to?: string;
+  subject: string;
+  text?: string;
+  messageId?: string;
+  date?: Date;
+}): string {
+  return [
+    `From: ${fields.from ?? 'Sender <sender@example.com>'}`,
+    `To: ${fields.to ?? 'owner@example.org'}`,
+    `Subject: ${fields.subject}`,
+    `Date: ${(fields.date ?? new Date()).toUTCString()}`,
+    `Message-ID: ${fields.messageId ?? `<${Math.random().toString(36).slice(2)}@example.com>`}`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    fields.text ?? `Body of ${fields.subject}`,
+    '',
+  ].join('\r\n');
+}
