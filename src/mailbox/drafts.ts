@@ -57,14 +57,9 @@ function draftViewOf(view: EmailView): DraftView {
   };
 }
 
-/** Composes the draft's MIME and files it into Drafts, replacing `existing` under the same uid. */
-async function storeDraft(
-  deps: MailboxDeps,
-  inbox: InboxRow,
-  state: DraftState,
-  existing?: { row: MessageRow; keepThread: boolean },
-): Promise<DraftView> {
-  const { raw } = await composeDraft({
+/** What the composer needs from a draft's state, for saving it and for sending it alike. */
+function composeInputOf(deps: MailboxDeps, inbox: InboxRow, state: DraftState) {
+  return {
     from: { address: inbox.address, name: state.fromName || inbox.display_name },
     to: state.to.entries,
     cc: state.cc.entries,
@@ -76,7 +71,17 @@ async function storeDraft(
     inReplyTo: state.inReplyTo,
     references: state.references,
     messageIdDomain: inbox.address.split('@')[1] ?? deps.config.domain,
-  });
+  };
+}
+
+/** Composes the draft's MIME and files it into Drafts, replacing `existing` under the same uid. */
+async function storeDraft(
+  deps: MailboxDeps,
+  inbox: InboxRow,
+  state: DraftState,
+  existing?: { row: MessageRow; keepThread: boolean },
+): Promise<DraftView> {
+  const { raw } = await composeDraft(composeInputOf(deps, inbox, state));
   const limit = deps.config.maxMessageBytes;
   if (raw.length > limit) throw new TooLarge(`the draft is ${raw.length} bytes; the limit is ${limit}`);
   const parsed = await parseEmail(raw);
@@ -175,19 +180,7 @@ export async function sendDraft(
         inbox,
         bcc: state.bcc.addresses,
         draft: row,
-        compose: {
-          from: { address: inbox.address, name: state.fromName || inbox.display_name },
-          to: state.to.entries,
-          cc: state.cc.entries,
-          bcc: state.bcc.entries,
-          subject: state.subject,
-          ...(state.text !== undefined ? { text: state.text } : {}),
-          ...(state.html !== undefined ? { html: state.html } : {}),
-          attachments: state.attachments,
-          inReplyTo: state.inReplyTo,
-          references: state.references,
-          messageIdDomain: inbox.address.split('@')[1] ?? deps.config.domain,
-        },
+        compose: composeInputOf(deps, inbox, state),
       },
       guard,
       sendResultOf,

@@ -87,6 +87,26 @@ export function checkRecipientCount(count: number, max: number, problems: InputP
   if (count > max) problems.add('to', `at most ${max} recipients (to, cc and bcc together)`);
 }
 
+/** `to` (required), `cc` and `bcc` of a new message, checked together against the recipient limit. */
+export function readEnvelopeRecipients(
+  input: { to?: string | string[]; cc?: string | string[]; bcc?: string | string[] },
+  maxRecipients: number,
+  problems: InputProblems,
+): { to: Recipients; cc: Recipients; bcc: Recipients } {
+  const to = readRecipients(input.to, 'to', problems);
+  const cc = readRecipients(input.cc, 'cc', problems);
+  const bcc = readRecipients(input.bcc, 'bcc', problems);
+  if (to.entries.length === 0 && !problems.details.some((d) => d.path.startsWith('to'))) {
+    problems.add('to', 'at least one recipient is required');
+  }
+  checkRecipientCount(
+    distinctAddresses(to.addresses, cc.addresses, bcc.addresses).length,
+    maxRecipients,
+    problems,
+  );
+  return { to, cc, bcc };
+}
+
 /** Decodes base64 attachments; a total over the message limit is 413 before anything is built. */
 export function readAttachments(
   list: AttachmentInput[] | undefined,

@@ -16,6 +16,7 @@ import {
   checkRecipientCount,
   distinctAddresses,
   readAttachments,
+  readEnvelopeRecipients,
   readRecipients,
 } from './outgoing-input.js';
 import type { SendOptions } from './send.js';
@@ -176,17 +177,7 @@ export async function forwardEmail(
     const loaded = await loadOriginal(deps, userId, source);
     const { inbox, parsed } = loaded;
     const problems = new InputProblems();
-    const to = readRecipients(input.to, 'to', problems);
-    const cc = readRecipients(input.cc, 'cc', problems);
-    const bcc = readRecipients(input.bcc, 'bcc', problems);
-    if (to.entries.length === 0 && !problems.details.some((d) => d.path.startsWith('to'))) {
-      problems.add('to', 'at least one recipient is required');
-    }
-    checkRecipientCount(
-      distinctAddresses(to.addresses, cc.addresses, bcc.addresses).length,
-      deps.config.maxRecipients,
-      problems,
-    );
+    const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
     problems.throwIfAny();
 
     const plan = planForward(parsed, {

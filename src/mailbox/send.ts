@@ -7,11 +7,10 @@ import { dispatch } from './outgoing.js';
 import type { AttachmentInput } from './outgoing-input.js';
 import {
   InputProblems,
-  checkRecipientCount,
-  distinctAddresses,
   readAttachments,
   readExtraHeaders,
   readFrom,
+  readEnvelopeRecipients,
   readRecipients,
 } from './outgoing-input.js';
 
@@ -71,18 +70,8 @@ export async function sendEmail(
     const from = readFrom(input.from);
     const inbox = requireInbox(deps, userId, from.address);
     const problems = new InputProblems();
-    const to = readRecipients(input.to, 'to', problems);
-    const cc = readRecipients(input.cc, 'cc', problems);
-    const bcc = readRecipients(input.bcc, 'bcc', problems);
+    const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
     const replyTo = readRecipients(input.replyTo, 'replyTo', problems);
-    if (to.entries.length === 0 && !problems.details.some((d) => d.path.startsWith('to'))) {
-      problems.add('to', 'at least one recipient is required');
-    }
-    checkRecipientCount(
-      distinctAddresses(to.addresses, cc.addresses, bcc.addresses).length,
-      deps.config.maxRecipients,
-      problems,
-    );
     const attachments = readAttachments(input.attachments, deps.config.maxMessageBytes, problems);
     const headers = readExtraHeaders(input.headers, problems);
     problems.throwIfAny();
