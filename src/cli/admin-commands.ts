@@ -42,6 +42,11 @@ export function registerAdminCommands(program: Command): void {
         [
           `domain ${view.name} added. Publish these DNS records:`,
           table(view.dnsRecords, ['type', 'name', 'value']),
+          ...(deps.config.hostname === 'localhost'
+            ? [
+                'Note: the MX record points at "localhost"; set MAILROOM_HOSTNAME to this server\'s public name.',
+              ]
+            : []),
         ].join('\n'),
       );
     }),

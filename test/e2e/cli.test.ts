@@ -62,6 +62,22 @@ describe('the mailroom admin CLI on a data directory', { timeout: 120_000 }, () 
     expect(result.stdout).toMatch(/^TXT\s+\S+\._domainkey\.team\.example\s+v=DKIM1; k=rsa; p=\S+$/m);
     expect(result.stdout).toMatch(/^TXT\s+_dmarc\.team\.example\s+v=DMARC1; /m);
     expect(fs.existsSync(path.join(dataDir, 'mailroom.db'))).toBe(true);
+    expect(result.stdout).toContain('set MAILROOM_HOSTNAME');
+  });
+
+  it('points the MX record at MAILROOM_HOSTNAME when it is set, without the note', async () => {
+    const ownDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-mx-'));
+    try {
+      const result = await mailroom(['domain', 'add', 'other.example'], {
+        MAILROOM_DATA_DIR: ownDir,
+        MAILROOM_HOSTNAME: 'mx.other.example',
+      });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^MX\s+other\.example\s+10 mx\.other\.example$/m);
+      expect(result.stdout).not.toContain('set MAILROOM_HOSTNAME');
+    } finally {
+      fs.rmSync(ownDir, { recursive: true, force: true });
+    }
   });
 
   it('answers --json with machine-readable output', async () => {
