@@ -10,6 +10,7 @@ import { NotFound, ValidationFailed } from './errors.js';
 import { idempotencyGuard, withIdempotency } from './idempotency.js';
 import type { SentCopy } from './outgoing.js';
 import { dispatch } from './outgoing.js';
+import { sendResultOf } from './send.js';
 import type { AttachmentInput } from './outgoing-input.js';
 import {
   InputProblems,
@@ -71,19 +72,12 @@ interface Original {
   date: Date;
 }
 
-function replyResultOf({ view, delivery }: SentCopy): ReplyResult {
+/** A send result plus the threading headers the reply or forward carries. */
+function replyResultOf(copy: SentCopy): ReplyResult {
   return {
-    uid: view.uid,
-    threadId: view.threadId,
-    messageId: view.messageId,
-    from: view.from,
-    to: view.to,
-    cc: view.cc,
-    subject: view.subject,
-    inReplyTo: view.inReplyTo ?? '',
-    references: view.references.join(' '),
-    savedToSent: true,
-    delivery,
+    ...sendResultOf(copy),
+    inReplyTo: copy.view.inReplyTo ?? '',
+    references: copy.view.references.join(' '),
   };
 }
 
