@@ -137,14 +137,30 @@ describe('an IMAP mailbox synced both ways', () => {
   });
 
   it('answers 502 and changes nothing locally when the server refuses a write', async () => {
-    const [first] = await listFolder(world, 'Projects');
-    await world.other.mailboxDelete('Projects');
-    const res = await patch(first.uid, { action: 'read' });
-    expect(res.status).toBe(502);
-    expect(res.json.error.code).toBe('upstream_error');
-    const still = await world.server.api(`/emails/${first.uid}?${acc()}&folder=Projects`);
-    expect(still.json.data.email).toMatchObject({ folder: 'Projects', flags: first.flags });
-    await world.other.mailboxCreate('Projects');
+    // A refusal needs the folder gone on the server while the local copy still maps it. The
+    // sync may notice the deletion first, and then the write is 422 ("not on the mail server"),
+    // which is right too; so the race is run until the write reaches the server first.
+    let refused = false;
+    let subject = 'Plan';
+    for (let attempt = 0; attempt < 6 && !refused; attempt++) {
+      const seen = await eventuallyFolder(world, 'Projects', (e) => e.some((m) => m.subject === subject));
+      const first = seen.find((m) => m.subject === subject);
+      await world.other.mailboxDelete('Projects');
+      const res = await patch(first.uid, { action: 'read' });
+      expect([422, 502]).toContain(res.status);
+      if (res.status === 502) {
+        refused = true;
+        expect(res.json.error.code).toBe('upstream_error');
+        const still = await world.server.api(`/emails/${first.uid}?${acc()}&folder=Projects`);
+        expect(still.json.data.email).toMatchObject({ folder: 'Projects', flags: first.flags });
+      }
+      await world.other.mailboxCreate('Projects');
+      if (!refused) {
+        subject = `Plan ${attempt + 2}`;
+        await world.other.append('Projects', rawMessage({ subject }), ['\\Seen']);
+      }
+    }
+    expect(refused).toBe(true);
   });
 
   it('holds each remote message once, whatever happened', async () => {
