@@ -16,7 +16,6 @@ const config = workerData as Config;
 const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
 const deps = { store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) };
 const port = parentPort!;
-let queue: IngestJob[] = [];
 
 port.on('message', (message: IngestJob | 'close') => {
   if (message === 'close') {
@@ -24,42 +23,25 @@ port.on('message', (message: IngestJob | 'close') => {
     port.close();
     return;
   }
-  queue.push(message);
-  if (queue.length === 1) setImmediate(drain);
+  // Group commit: what arrives while a batch is committing goes into the next transaction.
+  deps.store.groupCommit
+    .submit(() => fileOne(message))
+    .then(
+      (reply) => port.postMessage(reply),
+      (error: Error) => port.postMessage({ id: message.id, error: error.message } satisfies IngestReply),
+    );
 });
 
-/** Everything that arrived while the last batch was committing goes into the next transaction. */
-function drain(): void {
-  const batch = queue;
-  queue = [];
-  for (const reply of writeBatch(batch)) port.postMessage(reply);
-}
-
-function writeBatch(batch: IngestJob[]): IngestReply[] {
-  const fileOne = (job: IngestJob): IngestReply => {
-    const events: EventRow[] = [];
-    const inboxes = job.inboxIds
-      .map((id) => deps.store.inboxes.get(id))
-      .filter((inbox) => inbox !== undefined);
-    const message = {
-      raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
-      inboxes,
-      authResults: job.authResults,
-      spam: job.spam,
-      receivedAt: new Date(job.receivedAt),
-    };
-    const filed = fileForEach(deps, message, job.parsed, events);
-    return { id: job.id, filed: filed.map((f) => ({ inboxId: f.inbox.id, uid: f.uid })), events };
+function fileOne(job: IngestJob): IngestReply {
+  const events: EventRow[] = [];
+  const inboxes = job.inboxIds.map((id) => deps.store.inboxes.get(id)).filter((inbox) => inbox !== undefined);
+  const message = {
+    raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
+    inboxes,
+    authResults: job.authResults,
+    spam: job.spam,
+    receivedAt: new Date(job.receivedAt),
   };
-  try {
-    return db.transaction(() => batch.map(fileOne));
-  } catch {
-    return batch.map((job) => {
-      try {
-        return db.transaction(() => fileOne(job));
-      } catch (error) {
-        return { id: job.id, error: (error as Error).message };
-      }
-    });
-  }
+  const filed = fileForEach(deps, message, job.parsed, events);
+  return { id: job.id, filed: filed.map((f) => ({ inboxId: f.inbox.id, uid: f.uid })), events };
 }
