@@ -1,7 +1,4 @@
-import fs from 'node:fs';
 import type { AddressInfo, Server as NetServer } from 'node:net';
-import path from 'node:path';
-import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import type { OpenAPIHono } from '@hono/zod-openapi';
@@ -28,6 +25,7 @@ import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
 import { createStore } from './store/index.js';
+import { loadOrCreateSecret } from './secret.js';
 
 /** A background loop owned by the server: started after the listeners, stopped before the database closes. */
 export interface Worker {
@@ -109,7 +107,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
   if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
-  if (!config.secret) config.secret = loadOrCreateSecret(config);
+  config.secret = loadOrCreateSecret(config);
 
   const workers: Worker[] = [];
   workers.push(createDeliveryWorker(deps, options.outboundOptions));
@@ -191,16 +189,6 @@ function bootstrap(deps: MailboxDeps): BootstrapResult {
   const inbox = addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
   const { key } = createKey(deps, user.id, 'bootstrap');
   return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key };
-}
-
-/** MAILROOM_SECRET, or the one generated into the data directory (the admin CLI reads it too). */
-export function loadOrCreateSecret(config: Config): string {
-  if (config.dbFile === ':memory:') return crypto.randomBytes(32).toString('base64url');
-  const file = path.join(path.dirname(config.dbFile), 'secret.key');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  const secret = crypto.randomBytes(32).toString('base64url');
-  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
 }
 
 function listen(server: Server | NetServer, port: number, host: string): Promise<void> {

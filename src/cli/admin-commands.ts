@@ -14,8 +14,6 @@ import {
   requireUser,
   revokeKey,
 } from '../mailbox/admin.js';
-import { ImapSyncManager } from '../imap/sync-manager.js';
-import { loadOrCreateSecret } from '../mailroom.js';
 import { withDeps, withDepsAsync } from './admin-context.js';
 import { print, table } from './output.js';
 
@@ -149,7 +147,8 @@ export function registerAdminCommands(program: Command): void {
       o: Common & { user: string; imap: string; smtp: string; displayName?: string },
     ) => {
       const view = await withDepsAsync(o.dataDir, async (deps) => {
-        deps.config.secret ??= loadOrCreateSecret(deps.config);
+        // Loaded only here, so the other admin commands start without the IMAP stack.
+        const { ImapSyncManager } = await import('../imap/sync-manager.js');
         const input = { address, user: o.user, displayName: o.displayName ?? '', imap: o.imap, smtp: o.smtp };
         return inboxView(deps, await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input));
       });

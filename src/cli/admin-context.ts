@@ -1,17 +1,27 @@
 import pino from 'pino';
 import { loadConfig } from '../config.js';
-import type { Config } from '../config.js';
 import { openDatabase } from '../db/open.js';
+import type { Db } from '../db/connection.js';
 import { EventBus } from '../events/bus.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
+import { loadOrCreateSecret } from '../secret.js';
 import { createStore } from '../store/index.js';
 
-/** Admin commands open the same database as the server (WAL allows both at once). */
-export function withDeps<T>(dataDir: string | undefined, fn: (deps: MailboxDeps) => T): T {
-  const config: Config = loadConfig(dataDir ? { dataDir } : {});
+/** Admin commands open the same database and secret as the server (WAL allows both at once). */
+function openDeps(dataDir: string | undefined): { deps: MailboxDeps; db: Db } {
+  const config = loadConfig(dataDir ? { dataDir } : {});
   const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
+  config.secret = loadOrCreateSecret(config);
+  return {
+    deps: { store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) },
+    db,
+  };
+}
+
+export function withDeps<T>(dataDir: string | undefined, fn: (deps: MailboxDeps) => T): T {
+  const { deps, db } = openDeps(dataDir);
   try {
-    return fn({ store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) });
+    return fn(deps);
   } finally {
     db.close();
   }
@@ -22,10 +32,9 @@ export async function withDepsAsync<T>(
   dataDir: string | undefined,
   fn: (deps: MailboxDeps) => Promise<T>,
 ): Promise<T> {
-  const config: Config = loadConfig(dataDir ? { dataDir } : {});
-  const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
+  const { deps, db } = openDeps(dataDir);
   try {
-    return await fn({ store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) });
+    return await fn(deps);
   } finally {
     db.close();
   }

@@ -1,0 +1,15 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.js';
+
+/** MAILROOM_SECRET, or the one generated into the data directory on first use (server and CLI alike). */
+export function loadOrCreateSecret(config: Config): string {
+  if (config.secret) return config.secret;
+  if (config.dbFile === ':memory:') return crypto.randomBytes(32).toString('base64url');
+  const file = path.join(path.dirname(config.dbFile), 'secret.key');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const secret = crypto.randomBytes(32).toString('base64url');
+  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
