@@ -151,7 +151,7 @@ export const settings = {
     env: 'MAILROOM_INGEST_THREAD',
     schema: bool,
     default: true,
-    help: 'parse and store inbound mail on a worker thread (off: inline)',
+    help: 'store inbound mail on a worker thread (off: inline)',
   },
   dbSync: {
     env: 'MAILROOM_DB_SYNC',
