@@ -61,10 +61,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
 /** Mailroom as its own process, the way `npm start` runs it. */
 export async function startMailroom(
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<Running & { dataDir: string; apiKey: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-'));
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [path.join(root, 'bin/mailroom.js'), 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/mailroom.js'), 'serve'], {
     env: {
       ...process.env,
       MAILROOM_DATA_DIR: dataDir,
