@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
-import type { Compilable } from 'kysely';
+import type { Compilable, Insertable } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Sqlite = BetterSqlite3.Database;
@@ -38,6 +38,29 @@ export class Db {
   run(query: Compilable<unknown>): { changes: number; lastInsertRowid: number } {
     const { sql, parameters } = query.compile();
     const result = this.prepare(sql).run(...(parameters as unknown[]));
+    return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
+  }
+
+  /**
+   * One row into one table, for the inserts on the ingest path: the same SQL Kysely would build,
+   * without compiling a query tree each time (that was a tenth of the thread's time per message).
+   * Like Kysely, a column whose value is undefined is left out.
+   */
+  insert<T extends keyof Database & string>(
+    table: T,
+    row: Insertable<Database[T]>,
+  ): { changes: number; lastInsertRowid: number } {
+    const columns = Object.keys(row).filter((c) => (row as Record<string, unknown>)[c] !== undefined);
+    const key = `${table}(${columns.join(',')})`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      const names = columns.map((c) => `"${c}"`).join(', ');
+      statement = this.prepare(
+        `insert into "${table}" (${names}) values (${columns.map(() => '?').join(', ')})`,
+      );
+      this.statements.set(key, statement);
+    }
+    const result = statement.run(...columns.map((c) => (row as Record<string, unknown>)[c]));
     return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
   }
 

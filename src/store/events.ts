@@ -34,29 +34,12 @@ export class EventStore {
     const id = newId('evt');
     const created_at = nowIso(at);
     const payload = JSON.stringify({ id, type: event.type, created_at, data: event.data });
-    const { lastInsertRowid: seq } = this.db.run(
-      this.db.kysely.insertInto('events').values({
-        id,
-        type: event.type,
-        user_id: event.userId,
-        inbox_id: event.inboxId,
-        payload,
-        created_at,
-      }),
-    );
+    const row = { id, type: event.type, user_id: event.userId, inbox_id: event.inboxId, payload, created_at };
+    const { lastInsertRowid: seq } = this.db.insert('events', row);
     const queued = this.db
       .raw(FAN_OUT_SQL)
       .run(seq, created_at, created_at, created_at, event.userId, event.type, event.inboxId, event.inboxId);
-    return {
-      seq,
-      id,
-      type: event.type,
-      user_id: event.userId,
-      inbox_id: event.inboxId,
-      payload,
-      created_at,
-      webhookDeliveries: queued.changes,
-    };
+    return { ...row, seq, webhookDeliveries: queued.changes };
   }
 
   /** Events after `afterSeq` for these inboxes, oldest first. */

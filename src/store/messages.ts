@@ -73,10 +73,10 @@ export class MessageStore {
     attachments: Omit<AttachmentRow, 'message_id'>[],
     fts: FtsFields,
   ): number {
-    const { lastInsertRowid: id } = this.db.run(this.db.kysely.insertInto('messages').values(row));
+    const { lastInsertRowid: id } = this.db.insert('messages', row);
     this.db.raw('INSERT INTO message_raw (message_id, raw) VALUES (?, ?)').run(id, raw);
     for (const a of attachments) {
-      this.db.run(this.db.kysely.insertInto('attachments').values({ ...a, message_id: id }));
+      this.db.insert('attachments', { ...a, message_id: id });
     }
     this.db
       .raw('INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)')

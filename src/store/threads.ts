@@ -13,7 +13,7 @@ export class ThreadStore {
   constructor(private readonly db: Db) {}
 
   create(row: ThreadRow): void {
-    this.db.run(this.db.kysely.insertInto('threads').values(row));
+    this.db.insert('threads', row);
   }
 
   /** Records a new message in the thread: last_uid and last_date only move forward. */

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import pino from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/open.js';
+import { EventBus } from '../../src/events/bus.js';
+import { parseEmail } from '../../src/mail/parse.js';
+import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/admin.js';
+import type { MailboxDeps } from '../../src/mailbox/deps.js';
+import { fileMessage } from '../../src/mailbox/file-message.js';
+import { newId } from '../../src/store/ids.js';
+import { createStore } from '../../src/store/index.js';
+import type { InboxRow } from '../../src/store/inboxes.js';
+
+const fixture = (name: string): Buffer => fs.readFileSync(new URL(`../../fixtures/${name}`, import.meta.url));
+
+describe('filing a message on the ingest path', () => {
+  let deps: MailboxDeps;
+  let inbox: InboxRow;
+
+  beforeAll(() => {
+    const db = openDatabase({ file: ':memory:' });
+    deps = {
+      store: createStore(db),
+      config: loadConfig({ dataDir: '/nonexistent' }),
+      bus: new EventBus(),
+      log: pino({ level: 'silent' }),
+    };
+    addDomain(deps, 'mailroom.test');
+    addUser(deps, 'owner');
+    inbox = addLocalInbox(deps, 'bob@mailroom.test', 'owner');
+  });
+
+  // fileMessage returns the row it wrote instead of reading it back: it must be exactly the stored row.
+  it.each(['multipart-alternative.eml', 'attachments.eml', 'reply-chain-2.eml', 'no-message-id-no-date.eml'])(
+    'returns the same row the database holds for %s',
+    async (name) => {
+      const raw = fixture(name);
+      const parsed = await parseEmail(raw);
+      const folder = deps.store.folders.find(inbox.id, 'INBOX')!;
+      const row = deps.store.db.transaction(() =>
+        fileMessage(deps.store, {
+          inbox,
+          folder,
+          parsed,
+          raw,
+          flags: ['\\Flagged'],
+          receivedAt: new Date('2026-01-02T03:04:05Z'),
+          authResults: { spf: 'pass' },
+        }),
+      );
+      expect(row).toStrictEqual(deps.store.messages.get(row.id));
+      expect(deps.store.messages.attachmentsOf([row.id]).get(row.id) ?? []).toHaveLength(
+        parsed.attachments.length,
+      );
+      expect(deps.store.messages.raw(row.id)).toEqual(raw);
+    },
+  );
+});
+
+describe('newId', () => {
+  it('gives distinct ids of the asked length across many draws of the random pool', () => {
+    const ids = Array.from({ length: 5000 }, () => newId('evt'));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids.slice(0, 50)) expect(id).toMatch(/^evt_[A-Za-z0-9_-]{22}$/);
+    expect(newId('thr', 12)).toMatch(/^thr_[A-Za-z0-9_-]{16}$/);
+  });
+});
