@@ -148,8 +148,11 @@ export interface EventsTable {
   type: string;
   user_id: number;
   inbox_id: number | null;
+  /** The body as stored: for an event with body_of, the email's text and html are left empty. */
   payload: string;
   created_at: string;
+  /** Migration 007: the message whose text and html fill the email of this event when sent. */
+  body_of: number | null;
 }
 
 export interface WebhooksTable {

@@ -76,6 +76,7 @@ export function fileForEach(
         userId: inbox.user_id,
         inboxId: inbox.id,
         data: { account: inbox.address, email: emailForEvent(viewOfFiled(row, folder, parsed, false)) },
+        bodyOf: row.id,
       }),
     );
     return { inbox, uid: row.uid };

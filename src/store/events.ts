@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { EventsTable } from '../db/schema.js';
+import type { EventEmailBody } from './event-bodies.js';
+import { fillEventBody, withoutEventBody } from './event-bodies.js';
 import { newId, nowIso } from './ids.js';
 
 export type EventRow = Selectable<EventsTable> & {
@@ -14,6 +16,11 @@ export interface NewEvent {
   inboxId: number | null;
   /** The `data` member of the event body. */
   data: unknown;
+  /**
+   * The stored message whose text and html `data.email` carries: the stored payload leaves them
+   * out and they are read back from the message when the event is sent.
+   */
+  bodyOf?: number;
 }
 
 /** One pending delivery per enabled webhook of the user that wants this kind for this inbox. */
@@ -33,27 +40,35 @@ export class EventStore {
   append(event: NewEvent, at = new Date()): EventRow {
     const id = newId('evt');
     const created_at = nowIso(at);
-    const payload = JSON.stringify({ id, type: event.type, created_at, data: event.data });
+    const body = { id, type: event.type, created_at, data: event.data };
+    const payload = JSON.stringify(body);
     const row = { id, type: event.type, user_id: event.userId, inbox_id: event.inboxId, payload, created_at };
-    const { lastInsertRowid: seq } = this.db.insert('events', row);
+    const bodyOf = event.bodyOf ?? null;
+    const stored =
+      bodyOf === null
+        ? payload
+        : JSON.stringify(withoutEventBody(body as { data: { email: EventEmailBody } }));
+    const { lastInsertRowid: seq } = this.db.insert('events', { ...row, payload: stored, body_of: bodyOf });
     const queued = this.db
       .raw(FAN_OUT_SQL)
       .run(seq, created_at, created_at, created_at, event.userId, event.type, event.inboxId, event.inboxId);
-    return { ...row, seq, webhookDeliveries: queued.changes };
+    return { ...row, seq, body_of: bodyOf, webhookDeliveries: queued.changes };
   }
 
   /** Events after `afterSeq` for these inboxes, oldest first. */
   since(inboxIds: number[], afterSeq: number, limit: number): EventRow[] {
     if (inboxIds.length === 0) return [];
-    return this.db.all(
-      this.db.kysely
-        .selectFrom('events')
-        .selectAll()
-        .where('inbox_id', 'in', inboxIds)
-        .where('seq', '>', afterSeq)
-        .orderBy('seq')
-        .limit(limit),
-    );
+    return this.db
+      .all(
+        this.db.kysely
+          .selectFrom('events')
+          .selectAll()
+          .where('inbox_id', 'in', inboxIds)
+          .where('seq', '>', afterSeq)
+          .orderBy('seq')
+          .limit(limit),
+      )
+      .map((row) => this.filled(row));
   }
 
   /**
@@ -70,7 +85,7 @@ export class EventStore {
       .orderBy('seq')
       .limit(limit);
     if (filter.inboxId !== undefined) q = q.where('inbox_id', '=', filter.inboxId);
-    return this.db.all(q);
+    return this.db.all(q).map((row) => this.filled(row));
   }
 
   /** The seq of the newest event (0 when there is none): a live stream starts after it. */
@@ -80,6 +95,12 @@ export class EventStore {
   }
 
   find(id: string): EventRow | undefined {
-    return this.db.first(this.db.kysely.selectFrom('events').selectAll().where('id', '=', id));
+    const row = this.db.first(this.db.kysely.selectFrom('events').selectAll().where('id', '=', id));
+    return row && this.filled(row);
+  }
+
+  /** The row with the event body as sent: text and html read back from the message. */
+  private filled(row: EventRow): EventRow {
+    return row.body_of === null ? row : { ...row, payload: fillEventBody(this.db, row.payload, row.body_of) };
   }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
+import { fillEventBody } from './event-bodies.js';
 import type { AttachmentsTable, MessagesTable } from '../db/schema.js';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -231,8 +232,20 @@ export class MessageStore {
     ).map((r) => r.id);
   }
 
-  /** Deletes the message for good: raw, attachments, labels and index entries go with it. */
+  /**
+   * Deletes the message for good: raw, attachments, labels and index entries go with it. Events
+   * that read their email's text and html from it get their own copy first.
+   */
   remove(id: number): void {
+    const events = this.db.raw('SELECT seq, payload FROM events WHERE body_of = ?').all(id) as {
+      seq: number;
+      payload: string;
+    }[];
+    for (const event of events) {
+      this.db
+        .raw('UPDATE events SET payload = ?, body_of = NULL WHERE seq = ?')
+        .run(fillEventBody(this.db, event.payload, id), event.seq);
+    }
     this.db.raw('DELETE FROM messages_fts WHERE rowid = ?').run(id);
     this.db.run(this.db.kysely.deleteFrom('messages').where('id', '=', id));
   }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { fillEventBody } from './event-bodies.js';
 import { nowIso } from './ids.js';
 
 /** A claimed delivery with what it takes to send it: the webhook's current URL and secret, the event body. */
@@ -104,24 +105,27 @@ export class WebhookDeliveryStore {
 
   jobs(ids: number[]): DeliveryJob[] {
     if (ids.length === 0) return [];
-    return this.db.all(
-      this.db.kysely
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-        .innerJoin('events as e', 'e.seq', 'd.event_seq')
-        .select([
-          'd.id',
-          'd.webhook_id',
-          'd.attempts',
-          'w.url',
-          'w.secret',
-          'w.status as webhook_status',
-          'e.id as event_id',
-          'e.type as event_type',
-          'e.payload',
-        ])
-        .where('d.id', 'in', ids),
-    );
+    return this.db
+      .all(
+        this.db.kysely
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+          .innerJoin('events as e', 'e.seq', 'd.event_seq')
+          .select([
+            'd.id',
+            'd.webhook_id',
+            'd.attempts',
+            'w.url',
+            'w.secret',
+            'w.status as webhook_status',
+            'e.id as event_id',
+            'e.type as event_type',
+            'e.payload',
+            'e.body_of',
+          ])
+          .where('d.id', 'in', ids),
+      )
+      .map(({ body_of, ...job }) => ({ ...job, payload: fillEventBody(this.db, job.payload, body_of) }));
   }
 
   /**

@@ -117,6 +117,41 @@ describe('GET /events streams events as Server-Sent Events', () => {
     expect(event.data).toBe(stored.payload);
   });
 
+  it('stores the body once: the event reads it from the message, and keeps it when the message is deleted for good', async () => {
+    const store = server.mailroom.deps.store;
+    const before = store.events.lastSeq();
+    const text = `${'Long body line for the event.\n'.repeat(3000)}end`;
+    await server.sendMail({ from: 'sender@example.com', to: server.inbox, subject: 'Body once', text });
+    const [replayed] = store.events.forStream({ userId: store.users.find('default')!.id }, before, 10);
+    const stored = store.db.raw('SELECT payload, body_of FROM events WHERE seq = ?').get(replayed!.seq) as {
+      payload: string;
+      body_of: number | null;
+    };
+    // Not copied into the event row...
+    expect(JSON.parse(stored.payload).data.email.text).toBe('');
+    expect(stored.payload.length).toBeLessThan(4000);
+    expect(stored.body_of).not.toBeNull();
+    // ...yet every reader gets it, cut to 64 KB and flagged.
+    const stream = await openStream(server, `?account=${server.inbox}`, { lastEventId: String(before) });
+    const event = await stream.nextEvent();
+    stream.close();
+    expect(event.json.data.email.subject).toBe('Body once');
+    expect(event.json.data.email.text).toHaveLength(64 * 1024);
+    expect(event.json.data.email.text.startsWith('Long body line for the event.')).toBe(true);
+    expect(event.json.data.email.truncated).toBe(true);
+
+    const uid = event.json.data.email.uid as number;
+    const removed = await server.api(`/emails/${uid}?account=${server.inbox}&permanent=true`, {
+      method: 'DELETE',
+    });
+    expect(removed.status).toBe(200);
+    expect((await server.api(`/emails/${uid}?account=${server.inbox}`)).status).toBe(404);
+    const again = await openStream(server, `?account=${server.inbox}`, { lastEventId: String(before) });
+    const kept = await again.nextEvent();
+    again.close();
+    expect(kept.data).toBe(event.data);
+  });
+
   it('streams all your inboxes without account, one with it, and never anyone else’s', async () => {
     const deps = server.mailroom.deps;
     const user = deps.store.users.find('default')!;
