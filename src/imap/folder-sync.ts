@@ -1,7 +1,6 @@
 import type { FetchMessageObject, ImapFlow } from 'imapflow';
-import { emailForEvent } from '../events/payload.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { fileMessage, viewOfFiled } from '../mailbox/file-message.js';
+import { appendEmailEvent, fileMessage, viewOfFiled } from '../mailbox/file-message.js';
 import { parseEmail } from '../mail/parse.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
@@ -119,12 +118,7 @@ async function fetchAndFile(ctx: FolderSyncContext, folder: FolderRow, uids: num
       store.imapState.setRemoteUid(row.id, message.uid);
       if (announce) {
         events.push(
-          store.events.append({
-            type: 'email.received',
-            userId: inbox.user_id,
-            inboxId: inbox.id,
-            data: { account: inbox.address, email: emailForEvent(viewOfFiled(row, folder, email, false)) },
-          }),
+          appendEmailEvent(store, 'email.received', inbox, row, viewOfFiled(row, folder, email, false)),
         );
       }
     }

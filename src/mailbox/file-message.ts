@@ -1,7 +1,9 @@
+import { emailForEvent } from '../events/payload.js';
 import { normalizeSubject } from '../mail/subject.js';
 import type { ParsedAddress, ParsedEmail } from '../mail/types.js';
 import type { FolderRow } from '../store/folders.js';
 import type { InboxRow } from '../store/inboxes.js';
+import type { EventRow } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import { nowIso } from '../store/ids.js';
 import type { MessageRow } from '../store/messages.js';
@@ -107,6 +109,26 @@ export function fileMessage(store: Store, input: FileInput): MessageRow {
   store.threads.touch(threadId, uid, date);
   // The row as stored, without reading it back; a test compares it with the database's copy.
   return { ...row, id };
+}
+
+/**
+ * Records `email.received` or `email.sent` for a message just filed. The event row refers to the
+ * message for its text and html instead of holding a second copy (see EventStore.append).
+ */
+export function appendEmailEvent(
+  store: Store,
+  type: 'email.received' | 'email.sent',
+  inbox: InboxRow,
+  row: MessageRow,
+  view: EmailView,
+): EventRow {
+  return store.events.append({
+    type,
+    userId: inbox.user_id,
+    inboxId: inbox.id,
+    data: { account: inbox.address, email: emailForEvent(view) },
+    bodyOf: row.id,
+  });
 }
 
 /** The full Email view of a message just filed (attachments from the parse, no labels yet). */

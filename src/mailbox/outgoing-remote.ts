@@ -1,4 +1,3 @@
-import { emailForEvent } from '../events/payload.js';
 import type { DeliveryStatus } from '../db/schema.js';
 import type { ComposedMessage } from '../mail/compose.js';
 import type { ParsedEmail } from '../mail/types.js';
@@ -6,7 +5,7 @@ import type { EventRow } from '../store/events.js';
 import type { RemoteMailbox } from './backend.js';
 import type { MailboxDeps } from './deps.js';
 import { NotFound } from './errors.js';
-import { fileMessage, viewOfFiled } from './file-message.js';
+import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import { rememberResponse, replayIfSeen } from './idempotency.js';
 import type { Outgoing, SentCopy } from './outgoing.js';
@@ -100,14 +99,7 @@ export async function dispatchRemote<R>(
       );
       if (answered) addFlag(deps, answered.id, '\\Answered');
       const view = viewOfFiled(row, sent, parsed, true);
-      events.push(
-        store.events.append({
-          type: 'email.sent',
-          userId: inbox.user_id,
-          inboxId: inbox.id,
-          data: { account: inbox.address, email: emailForEvent(view) },
-        }),
-      );
+      events.push(appendEmailEvent(store, 'email.sent', inbox, row, view));
       const shaped = shape({ view, delivery });
       rememberResponse(deps, guard, shaped);
       return shaped;

@@ -1,4 +1,3 @@
-import { emailForEvent } from '../events/payload.js';
 import { splitTag } from '../mail/addresses.js';
 import type { ComposeInput } from '../mail/compose.js';
 import { composeMessage } from '../mail/compose.js';
@@ -13,7 +12,7 @@ import { fileBounce, prepareBounce } from './bounce.js';
 import type { MailboxDeps } from './deps.js';
 import type { DeliveryView, EmailView } from './email-view.js';
 import { NotFound, TooLarge, ValidationFailed } from './errors.js';
-import { fileMessage, viewOfFiled } from './file-message.js';
+import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import type { IdempotencyCheck, IdempotencyGuard } from './idempotency.js';
 import { checkIdempotency, idempotencyConflict, rememberResponse } from './idempotency.js';
 import { dispatchRemote } from './outgoing-remote.js';
@@ -126,14 +125,7 @@ export async function dispatch<R>(
       sentAt,
     );
     const view = viewOfFiled(row, folder, parsed, true);
-    events.push(
-      store.events.append({
-        type: 'email.sent',
-        userId: inbox.user_id,
-        inboxId: inbox.id,
-        data: { account: inbox.address, email: emailForEvent(view) },
-      }),
-    );
+    events.push(appendEmailEvent(store, 'email.sent', inbox, row, view));
     const locals = new Map<number, InboxRow>();
     for (const r of routes) if (r.kind === 'local') locals.set(r.inbox.id, r.inbox);
     if (locals.size > 0) {

@@ -1,10 +1,9 @@
-import { emailForEvent } from '../events/payload.js';
 import { parseEmail } from '../mail/parse.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { MailboxDeps } from './deps.js';
-import { fileMessage, viewOfFiled } from './file-message.js';
+import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 
 export interface InboundMessage {
   raw: Buffer;
@@ -71,13 +70,7 @@ export function fileForEach(
       authResults: message.authResults,
     });
     events.push(
-      deps.store.events.append({
-        type: 'email.received',
-        userId: inbox.user_id,
-        inboxId: inbox.id,
-        data: { account: inbox.address, email: emailForEvent(viewOfFiled(row, folder, parsed, false)) },
-        bodyOf: row.id,
-      }),
+      appendEmailEvent(deps.store, 'email.received', inbox, row, viewOfFiled(row, folder, parsed, false)),
     );
     return { inbox, uid: row.uid };
   });

@@ -152,6 +152,37 @@ describe('GET /events streams events as Server-Sent Events', () => {
     expect(kept.data).toBe(event.data);
   });
 
+  it('gives a sent email its body from the Sent copy, not from a second copy in the event', async () => {
+    const store = server.mailroom.deps.store;
+    const before = store.events.lastSeq();
+    const sent = await server.api('/emails/send', {
+      method: 'POST',
+      body: {
+        from: server.inbox,
+        to: ['alice@example.com'],
+        subject: 'Sent once',
+        text: 'Sent body text.',
+        html: '<p>Sent body html.</p>',
+      },
+    });
+    expect(sent.status).toBe(200);
+    const stream = await openStream(server, `?account=${server.inbox}`, { lastEventId: String(before) });
+    const event = await stream.nextEvent();
+    stream.close();
+    expect(event.event).toBe('email.sent');
+    expect(event.json.data.email.subject).toBe('Sent once');
+    expect(event.json.data.email.text).toContain('Sent body text.');
+    expect(event.json.data.email.html).toContain('<p>Sent body html.</p>');
+    const stored = store.db
+      .raw('SELECT payload, body_of FROM events WHERE seq = ?')
+      .get(Number(event.id)) as {
+      payload: string;
+      body_of: number | null;
+    };
+    expect(stored.body_of).not.toBeNull();
+    expect(JSON.parse(stored.payload).data.email.text).toBe('');
+  });
+
   it('streams all your inboxes without account, one with it, and never anyone else’s', async () => {
     const deps = server.mailroom.deps;
     const user = deps.store.users.find('default')!;
