@@ -15,6 +15,8 @@ export interface SmtpSession {
   command(line: string): Promise<SmtpReply>;
   /** DATA, then the message (dot-stuffed here), then the final reply. */
   data(raw: string | Buffer): Promise<SmtpReply>;
+  /** After a 354: the message (dot-stuffed here) and the final reply. */
+  message(raw: string | Buffer): Promise<SmtpReply>;
   /** EHLO, MAIL FROM, each RCPT TO, DATA: the replies of every step. */
   send(
     from: string,
@@ -73,6 +75,9 @@ export async function openSmtp(port: number, host = '127.0.0.1'): Promise<SmtpSe
     async data(raw) {
       const start = await session.command('DATA');
       if (start.code !== 354) return start;
+      return session.message(raw);
+    },
+    async message(raw) {
       let body = Buffer.isBuffer(raw) ? raw.toString('latin1') : Buffer.from(raw).toString('latin1');
       body = body.replace(/(^|\n)\./g, '$1..');
       if (!body.endsWith('\r\n')) body += '\r\n';
