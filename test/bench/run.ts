@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runHostile } from './hostile.js';
 import { runIngest } from './ingest.js';
 import { fillInbox, timeRequests } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
@@ -106,6 +107,32 @@ async function imap() {
   );
 }
 
+async function hostile() {
+  console.log(
+    '\n## Hostile: an ordinary sender (a message every 50 ms) and /healthz (every 100 ms), before and during an attack',
+  );
+  console.log(
+    'attack: the hostile MIME shapes in a loop, 40 parallel 24 MB messages, 60 slow-loris connections, an RCPT probe, a 400 MB chunked POST',
+  );
+  const r = await runHostile();
+  const row = (name: string, l: { p50: number; p99: number; samples: number }, failed: number) =>
+    console.log(
+      `${name.padEnd(30)} p50 ${l.p50.toFixed(1)} ms   p99 ${l.p99.toFixed(1)} ms   (${l.samples} ok, ${failed} failed or timed out)`,
+    );
+  row('SMTP send, no attack', r.smtp.baseline, r.smtp.failedBaseline);
+  row('SMTP send, under attack', r.smtp.attacked, r.smtp.failedAttacked);
+  row('/healthz, no attack', r.health.baseline, r.health.failedBaseline);
+  row('/healthz, under attack', r.health.attacked, r.health.failedAttacked);
+  console.log(
+    `p99 ratio under attack / without: SMTP ${(r.smtp.attacked.p99 / r.smtp.baseline.p99).toFixed(1)}x`,
+  );
+  console.log(
+    `RSS: ${r.rssBeforeMb.toFixed(0)} MB before the attack, peak ${r.peakRssMb.toFixed(0)} MB, ${r.rssAfterMb.toFixed(0)} MB 10 s after (target: peak < 600 MB)`,
+  );
+  for (const [name, replies] of Object.entries(r.attacks))
+    console.log(`  ${name}: ${JSON.stringify(replies)}`);
+}
+
 const only = process.argv[2];
 console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'ingest') await ingest();
@@ -113,3 +140,4 @@ if (!only || only === 'list') await list();
 if (!only || only === 'send') await send();
 if (!only || only === 'webhooks') await webhooks();
 if (!only || only === 'imap') await imap();
+if (!only || only === 'hostile') await hostile();

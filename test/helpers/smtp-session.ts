@@ -17,6 +17,10 @@ export interface SmtpSession {
   data(raw: string | Buffer): Promise<SmtpReply>;
   /** After a 354: the message (dot-stuffed here) and the final reply. */
   message(raw: string | Buffer): Promise<SmtpReply>;
+  /** After a 354: bytes already dot-stuffed and ending in CRLF.CRLF, written as they are (large loads). */
+  messagePrepared(wire: Buffer): Promise<SmtpReply>;
+  /** Writes bytes without waiting for any reply (a slow or broken client). */
+  write(bytes: string | Buffer): void;
   /** EHLO, MAIL FROM, each RCPT TO, DATA: the replies of every step. */
   send(
     from: string,
@@ -28,8 +32,13 @@ export interface SmtpSession {
   closed: Promise<void>;
 }
 
-export async function openSmtp(port: number, host = '127.0.0.1'): Promise<SmtpSession> {
-  const socket = net.connect(port, host);
+/** `localAddress` picks the client's source address (any of 127.0.0.0/8 on loopback), as distinct senders. */
+export async function openSmtp(
+  port: number,
+  host = '127.0.0.1',
+  localAddress?: string,
+): Promise<SmtpSession> {
+  const socket = net.connect({ port, host, ...(localAddress ? { localAddress } : {}) });
   let buffer = '';
   let current: string[] = [];
   const replies: SmtpReply[] = [];
@@ -83,6 +92,13 @@ export async function openSmtp(port: number, host = '127.0.0.1'): Promise<SmtpSe
       if (!body.endsWith('\r\n')) body += '\r\n';
       socket.write(Buffer.from(`${body}.\r\n`, 'latin1'));
       return next();
+    },
+    async messagePrepared(wire) {
+      socket.write(wire);
+      return next();
+    },
+    write(bytes) {
+      if (!socket.destroyed) socket.write(bytes);
     },
     async send(from, to, raw) {
       await session.command('EHLO client.example');
