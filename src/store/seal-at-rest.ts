@@ -19,6 +19,20 @@ export interface SealedNow {
  * Throws SealedValueUnreadable when the secret is not the one this database was sealed with.
  */
 export function sealSecretsAtRest(db: Db, sealer: Sealer): SealedNow {
+  // The space a clear value held is zeroed, not just freed, and the WAL that held the old pages
+  // is folded into the file and emptied: sealing must leave no copy in clear behind.
+  const secureDelete = db.sqlite.pragma('secure_delete', { simple: true }) as number;
+  db.sqlite.pragma('secure_delete = ON');
+  try {
+    const sealed = sealInOneTransaction(db, sealer);
+    if (sealed.dkimKeys + sealed.webhookSecrets > 0) db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    return sealed;
+  } finally {
+    db.sqlite.pragma(`secure_delete = ${secureDelete}`);
+  }
+}
+
+function sealInOneTransaction(db: Db, sealer: Sealer): SealedNow {
   return db.transaction(() => {
     checkSecret(db, sealer);
     const keys = db.all(
