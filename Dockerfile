@@ -21,7 +21,7 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
 COPY package.json ./
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p -m 700 /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000 2525

@@ -127,7 +127,7 @@ export const settings = {
     env: 'MAILROOM_SECRET',
     schema: z.string().min(16).optional(),
     default: undefined,
-    help: 'key that encrypts stored credentials (generated into the data dir when unset)',
+    help: 'key that encrypts DKIM keys, webhook secrets and IMAP credentials (generated into the data dir as secret.key when unset)',
   },
   trashDays: {
     env: 'MAILROOM_TRASH_DAYS',

@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
 import { loadConfig } from './config.js';
 import type { Db } from './db/connection.js';
-import { openDatabase } from './db/open.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
 import { createHttpApp } from './http/app.js';
@@ -24,7 +23,7 @@ import { createTrashSweep } from './mailbox/trash-sweep.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
-import { createStore } from './store/index.js';
+import { openStore } from './store/open.js';
 import { loadOrCreateSecret } from './secret.js';
 
 /** A background loop owned by the server: started after the listeners, stopped before the database closes. */
@@ -102,12 +101,12 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const { env, logger, authResolver, ...overrides } = options;
   const config = loadConfig(overrides, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
-  const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
-  const store = createStore(db);
+  // The secret first: the store seals with it, and the ingest thread gets it with the config.
+  config.secret = loadOrCreateSecret(config);
+  const { db, store } = openStore(config, log);
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
   if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
-  config.secret = loadOrCreateSecret(config);
 
   const workers: Worker[] = [];
   workers.push(createDeliveryWorker(deps, options.outboundOptions));

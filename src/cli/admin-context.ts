@@ -1,21 +1,20 @@
 import pino from 'pino';
 import { loadConfig } from '../config.js';
-import { openDatabase } from '../db/open.js';
 import type { Db } from '../db/connection.js';
 import { EventBus } from '../events/bus.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { loadOrCreateSecret } from '../secret.js';
-import { createStore } from '../store/index.js';
+import { openStore } from '../store/open.js';
 
 /** Admin commands open the same database and secret as the server (WAL allows both at once). */
 function openDeps(dataDir: string | undefined): { deps: MailboxDeps; db: Db } {
   const config = loadConfig(dataDir ? { dataDir } : {});
-  const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
   config.secret = loadOrCreateSecret(config);
-  return {
-    deps: { store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) },
-    db,
-  };
+  const { db, store } = openStore(config, {
+    info: () => {},
+    warn: (message) => process.stderr.write(`mailroom: warning: ${message}\n`),
+  });
+  return { deps: { store, config, bus: new EventBus(), log: pino({ level: 'silent' }) }, db };
 }
 
 export function withDeps<T>(dataDir: string | undefined, fn: (deps: MailboxDeps) => T): T {

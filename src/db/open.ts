@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Db } from './connection.js';
+import { makeDataPrivate } from './file-modes.js';
 import { runMigrations } from './migrate.js';
 
 export interface OpenOptions {
@@ -9,10 +8,14 @@ export interface OpenOptions {
   file: string;
   /** 'full' fsyncs every commit (survives power loss); 'normal' survives a process crash only. */
   synchronous?: 'full' | 'normal';
+  /** Told what could not be made private to this user (the files are readable by others). */
+  onWarning?: (message: string) => void;
 }
 
 export function openDatabase(options: OpenOptions): Db {
-  if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true });
+  if (options.file !== ':memory:') {
+    for (const warning of makeDataPrivate(options.file)) options.onWarning?.(warning);
+  }
   const sqlite = new BetterSqlite3(options.file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);

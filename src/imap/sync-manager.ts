@@ -1,6 +1,6 @@
 import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/backend.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { openJson } from '../store/credentials.js';
+import { openJson } from '../store/sealing.js';
 import type { InboxRow } from '../store/inboxes.js';
 import { closeImap, openImap } from './connection.js';
 import { InboxSync } from './inbox-sync.js';

@@ -7,7 +7,7 @@ import type { DomainRow } from '../store/domains.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { UserRow } from '../store/users.js';
 import type { ApiKeyRow } from '../store/api-keys.js';
-import { sealJson } from '../store/credentials.js';
+import { sealJson } from '../store/sealing.js';
 import type { RemoteConfig } from './backend.js';
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
@@ -57,11 +57,10 @@ export function addDomain(deps: MailboxDeps, name: string): DomainRow {
   const row: DomainRow = {
     name: domain,
     dkim_selector: selector,
-    dkim_private_key: privateKey,
     dkim_public_key: publicKey,
     created_at: nowIso(),
   };
-  deps.store.domains.create(row);
+  deps.store.domains.create({ ...row, dkim_private_key: privateKey });
   return row;
 }
 

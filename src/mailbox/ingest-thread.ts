@@ -13,8 +13,14 @@ import type { IngestJob, IngestReply } from './ingest-writer.js';
 import { fileForEach } from './receive.js';
 
 const config = workerData as Config;
+if (!config.secret) throw new Error('the ingest thread starts after MAILROOM_SECRET is loaded');
 const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
-const deps = { store: createStore(db), config, bus: new EventBus(), log: pino({ level: 'silent' }) };
+const deps = {
+  store: createStore(db, config.secret),
+  config,
+  bus: new EventBus(),
+  log: pino({ level: 'silent' }),
+};
 const port = parentPort!;
 
 port.on('message', (message: IngestJob | 'close') => {

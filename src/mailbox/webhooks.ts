@@ -48,15 +48,16 @@ export async function createWebhook(
   input: WebhookInput,
 ): Promise<WebhookView> {
   const url = await requireDeliverableUrl(deps, input.url);
+  const secret = generateWebhookSecret();
   const row = deps.store.webhooks.create({
     userId,
     url,
     events: uniqueKinds(input.events),
     accounts: inboxIdsOf(deps, userId, input.accounts ?? null),
     description: input.description ?? null,
-    secret: generateWebhookSecret(),
+    secret,
   });
-  return { ...viewOf(deps, row), secret: row.secret };
+  return { ...viewOf(deps, row), secret };
 }
 
 export function listWebhooks(
@@ -103,9 +104,10 @@ export function deleteWebhook(deps: MailboxDeps, userId: number, id: string): vo
 
 /** A new secret at once; deliveries from now on (retries included) are signed with it alone. */
 export function rotateWebhookSecret(deps: MailboxDeps, userId: number, id: string): WebhookView {
-  const row = deps.store.webhooks.setSecret(userId, id, generateWebhookSecret());
+  const secret = generateWebhookSecret();
+  const row = deps.store.webhooks.setSecret(userId, id, secret);
   if (!row) throw notFound(id);
-  return { ...viewOf(deps, row), secret: row.secret };
+  return { ...viewOf(deps, row), secret };
 }
 
 /**

@@ -1,18 +1,16 @@
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
-import type { DomainRow } from '../store/domains.js';
+import type { DkimKey } from '../store/domains.js';
 
 /**
  * Prepends a DKIM-Signature made with the domain's key (relaxed/relaxed, rsa-sha256). Signed at
  * each attempt, right before the message leaves, so the signature time is the sending time.
  */
-export async function signWithDkim(raw: Buffer, domain: DomainRow): Promise<Buffer> {
+export async function signWithDkim(raw: Buffer, key: DkimKey): Promise<Buffer> {
   const { signatures, errors } = (await dkimSign(raw, {
     canonicalization: 'relaxed/relaxed',
     algorithm: 'rsa-sha256',
-    signatureData: [
-      { signingDomain: domain.name, selector: domain.dkim_selector, privateKey: domain.dkim_private_key },
-    ],
+    signatureData: [{ signingDomain: key.domain, selector: key.selector, privateKey: key.privateKey }],
   } as never)) as { signatures: string; errors?: unknown[] | null };
-  if (errors && errors.length > 0) throw new Error(`DKIM signing failed for ${domain.name}`);
+  if (errors && errors.length > 0) throw new Error(`DKIM signing failed for ${key.domain}`);
   return Buffer.concat([Buffer.from(signatures, 'utf8'), raw]);
 }

@@ -184,12 +184,12 @@ export class OutboundWorker {
 
   /** DKIM-signed with the key of the sender's domain when it is hosted here. */
   private async signed(raw: Buffer, sender: string): Promise<Buffer> {
-    const domain = this.deps.store.domains.find(sender.split('@')[1] ?? '');
-    if (!domain) return raw;
+    const domain = sender.split('@')[1] ?? '';
     try {
-      return await signWithDkim(raw, domain);
+      const key = this.deps.store.domains.signingKey(domain);
+      return key ? await signWithDkim(raw, key) : raw;
     } catch (error) {
-      this.deps.log.error({ err: error, domain: domain.name }, 'DKIM signing failed; sending unsigned');
+      this.deps.log.error({ err: error, domain }, 'DKIM signing failed; sending unsigned');
       return raw;
     }
   }

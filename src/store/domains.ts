@@ -1,23 +1,52 @@
 import type { Db } from '../db/connection.js';
 import type { DomainsTable } from '../db/schema.js';
+import type { Sealer } from './sealing.js';
 
-export type DomainRow = DomainsTable;
+/** A hosted domain as the rest of the server sees it: the private key stays in the store. */
+export type DomainRow = Omit<DomainsTable, 'dkim_private_key'>;
+export type NewDomain = DomainsTable;
+
+/** What DKIM signing takes; the private key is opened only for this. */
+export interface DkimKey {
+  domain: string;
+  selector: string;
+  privateKey: string;
+}
+
+const COLUMNS = ['name', 'dkim_selector', 'dkim_public_key', 'created_at'] as const;
 
 export class DomainStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: Sealer,
+  ) {}
 
-  create(row: DomainRow): void {
-    this.db.run(this.db.kysely.insertInto('domains').values(row));
+  /** Stores the DKIM private key sealed with MAILROOM_SECRET. */
+  create(row: NewDomain): void {
+    const dkim_private_key = this.sealer.seal('dkim-private-key', row.dkim_private_key);
+    this.db.run(this.db.kysely.insertInto('domains').values({ ...row, dkim_private_key }));
   }
 
   find(name: string): DomainRow | undefined {
     return this.db.first(
-      this.db.kysely.selectFrom('domains').selectAll().where('name', '=', name.toLowerCase()),
+      this.db.kysely.selectFrom('domains').select(COLUMNS).where('name', '=', name.toLowerCase()),
     );
   }
 
   list(): DomainRow[] {
-    return this.db.all(this.db.kysely.selectFrom('domains').selectAll().orderBy('name'));
+    return this.db.all(this.db.kysely.selectFrom('domains').select(COLUMNS).orderBy('name'));
+  }
+
+  signingKey(name: string): DkimKey | undefined {
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('domains')
+        .select(['name', 'dkim_selector', 'dkim_private_key'])
+        .where('name', '=', name.toLowerCase()),
+    );
+    if (!row) return undefined;
+    const privateKey = this.sealer.open('dkim-private-key', row.dkim_private_key);
+    return { domain: row.name, selector: row.dkim_selector, privateKey };
   }
 
   remove(name: string): boolean {

@@ -11,19 +11,24 @@ import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
+import { Sealer } from './sealing.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
 import { WebhookDeliveryStore } from './webhook-deliveries.js';
 import { WebhookStore } from './webhooks.js';
 
-/** Every table family, over one database. The only place with SQL. */
-export function createStore(db: Db) {
+/**
+ * Every table family, over one database. The only place with SQL. `secret` (MAILROOM_SECRET)
+ * seals the DKIM keys and webhook secrets on the way in and opens them on the way out.
+ */
+export function createStore(db: Db, secret: string) {
+  const sealer = new Sealer(secret);
   return {
     db,
     groupCommit: new GroupCommit(db),
     users: new UserStore(db),
     apiKeys: new ApiKeyStore(db),
-    domains: new DomainStore(db),
+    domains: new DomainStore(db, sealer),
     inboxes: new InboxStore(db),
     folders: new FolderStore(db),
     messages: new MessageStore(db),
@@ -33,8 +38,8 @@ export function createStore(db: Db) {
     events: new EventStore(db),
     deliveries: new DeliveryStore(db),
     idempotency: new IdempotencyStore(db),
-    webhooks: new WebhookStore(db),
-    webhookDeliveries: new WebhookDeliveryStore(db),
+    webhooks: new WebhookStore(db, sealer),
+    webhookDeliveries: new WebhookDeliveryStore(db, sealer),
     imapState: new ImapStateStore(db),
   };
 }

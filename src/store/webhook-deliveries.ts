@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.js';
 import { fillEventBody } from './event-bodies.js';
 import { nowIso } from './ids.js';
+import type { Sealer } from './sealing.js';
 
 /** A claimed delivery with what it takes to send it: the webhook's current URL and secret, the event body. */
 export interface DeliveryJob {
@@ -42,7 +43,10 @@ export interface AttemptListRow {
 
 /** The webhook delivery queue (one row per event and webhook) and the log of every attempt. */
 export class WebhookDeliveryStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: Sealer,
+  ) {}
 
   /** Queues one event for one webhook (the fan-out of ordinary events is in EventStore.append). */
   enqueue(webhookId: string, eventSeq: number, at = new Date()): number {
@@ -125,7 +129,11 @@ export class WebhookDeliveryStore {
           ])
           .where('d.id', 'in', ids),
       )
-      .map(({ body_of, ...job }) => ({ ...job, payload: fillEventBody(this.db, job.payload, body_of) }));
+      .map(({ body_of, ...job }) => ({
+        ...job,
+        secret: this.sealer.open('webhook-secret', job.secret),
+        payload: fillEventBody(this.db, job.payload, body_of),
+      }));
   }
 
   /**

@@ -3,8 +3,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { WebhooksTable } from '../db/schema.js';
 import { newId, nowIso } from './ids.js';
+import type { Sealer } from './sealing.js';
 
-export type WebhookRow = Selectable<WebhooksTable>;
+/** A webhook as the rest of the server sees it: the signing secret stays in the store (sealed). */
+export type WebhookRow = Omit<Selectable<WebhooksTable>, 'secret'>;
 export type DisabledReason = 'user' | 'gone' | 'failing';
 
 export interface NewWebhook {
@@ -25,9 +27,26 @@ export interface WebhookPatch {
   status?: 'enabled' | 'disabled';
 }
 
+const COLUMNS = [
+  'id',
+  'user_id',
+  'url',
+  'events',
+  'accounts',
+  'description',
+  'status',
+  'failing_since',
+  'created_at',
+  'updated_at',
+  'disabled_reason',
+] as const;
+
 /** Webhook registrations. The delivery queue and its attempts live in webhook-deliveries.ts. */
 export class WebhookStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: Sealer,
+  ) {}
 
   create(input: NewWebhook, at = new Date()): WebhookRow {
     const now = nowIso(at);
@@ -39,20 +58,24 @@ export class WebhookStore {
       accounts: input.accounts === null ? null : JSON.stringify(input.accounts),
       description: input.description,
       status: 'enabled',
-      secret: input.secret,
       failing_since: null,
       disabled_reason: null,
       created_at: now,
       updated_at: now,
     };
-    this.db.run(this.db.kysely.insertInto('webhooks').values(row));
+    const secret = this.sealer.seal('webhook-secret', input.secret);
+    this.db.run(this.db.kysely.insertInto('webhooks').values({ ...row, secret }));
     return row;
   }
 
   /** A webhook of this user; another user's id is as absent as an unknown one. */
   get(userId: number, id: string): WebhookRow | undefined {
     return this.db.first(
-      this.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', id).where('user_id', '=', userId),
+      this.db.kysely
+        .selectFrom('webhooks')
+        .select(COLUMNS)
+        .where('id', '=', id)
+        .where('user_id', '=', userId),
     );
   }
 
@@ -60,7 +83,7 @@ export class WebhookStore {
   list(userId: number, limit: number, before?: number): (WebhookRow & { position: number })[] {
     let q = this.db.kysely
       .selectFrom('webhooks')
-      .selectAll()
+      .select(COLUMNS)
       .select(sql<number>`rowid`.as('position'))
       .where('user_id', '=', userId)
       .orderBy(sql`rowid`, 'desc')
@@ -95,7 +118,7 @@ export class WebhookStore {
     const { changes } = this.db.run(
       this.db.kysely
         .updateTable('webhooks')
-        .set({ secret, updated_at: nowIso(at) })
+        .set({ secret: this.sealer.seal('webhook-secret', secret), updated_at: nowIso(at) })
         .where('id', '=', id)
         .where('user_id', '=', userId),
     );

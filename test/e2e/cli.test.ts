@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailroom } from '../../src/mailroom.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -224,5 +227,51 @@ describe('mailroom serve when it cannot start', { timeout: 120_000 }, () => {
   it('names the setting in one line when a value is invalid', async () => {
     const result = await mailroom(['serve', '--http-port', 'eighty'], { MAILROOM_DATA_DIR: dataDir });
     expectOneLineError(result, /MAILROOM_HTTP_PORT/);
+  });
+});
+
+describe('the admin CLI and secrets at rest', { timeout: 120_000 }, () => {
+  let parent: string;
+  let dataDir: string;
+  beforeAll(() => {
+    parent = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-secrets-'));
+    dataDir = path.join(parent, 'data');
+  });
+  afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+
+  it('creates the data directory 0700 and its files 0600, and stores the DKIM key sealed', async () => {
+    const result = await mailroom(['domain', 'add', 'sealed.example'], { MAILROOM_DATA_DIR: dataDir });
+    expect(result.code).toBe(0);
+    const modeOf = (name: string) => (fs.statSync(path.join(dataDir, name)).mode & 0o777).toString(8);
+    expect(modeOf('.')).toBe('700');
+    expect(modeOf('mailroom.db')).toBe('600');
+    expect(modeOf('secret.key')).toBe('600');
+    const files = fs.readdirSync(dataDir).filter((name) => name.startsWith('mailroom.db'));
+    for (const name of files)
+      expect(fs.readFileSync(path.join(dataDir, name)).includes('PRIVATE KEY')).toBe(false);
+
+    // The server opens what the CLI sealed: the same secret.key, the key pair still a pair.
+    const server = createMailroom({
+      env: {},
+      dataDir,
+      bootstrap: false,
+      ingestThread: false,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const { privateKey } = server.deps.store.domains.signingKey('sealed.example')!;
+      const published = server.deps.store.domains.find('sealed.example')!.dkim_public_key;
+      const derived = crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'pem' });
+      expect(derived).toBe(published);
+    } finally {
+      server.db.close();
+    }
+  });
+
+  it('says in one line that MAILROOM_SECRET is wrong, for an admin command and for serve', async () => {
+    const env = { MAILROOM_DATA_DIR: dataDir, MAILROOM_SECRET: 'not the secret of this database' };
+    expectOneLineError(await mailroom(['domain', 'list'], env), /MAILROOM_SECRET/);
+    const serve = await mailroom(['serve', '--http-port', '0', '--smtp-port', '0'], env);
+    expectOneLineError(serve, /MAILROOM_SECRET/);
   });
 });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
-import { authenticate } from 'mailauth';
-import { dnsRecordsFor } from '../../src/mailbox/admin.js';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
+import { dkimResults } from '../helpers/dkim.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -91,24 +90,9 @@ describe('outbound through a relay (MAILROOM_OUTBOUND=relay)', () => {
       return found.length ? found : null;
     });
     const domain = server.mailroom.deps.store.domains.find('mailroom.test')!;
-    const records = dnsRecordsFor(domain, 'mx.mailroom.test');
-    const dkim = records.find((r) => r.name.includes('._domainkey.'))!;
-    const resolver = async (name: string, type: string) => {
-      if (type === 'TXT' && name.toLowerCase() === dkim.name.toLowerCase()) return [[dkim.value]];
-      throw Object.assign(new Error(`no ${type} for ${name}`), { code: 'ENOTFOUND' });
-    };
-    const result = await authenticate(copy!.raw, {
-      ip: '127.0.0.1',
-      helo: 'localhost',
-      sender: server.inbox,
-      mta: 'capture.test',
-      resolver: resolver as never,
-      disableArc: true,
-      disableBimi: true,
-    });
-    const signatures = result.dkim?.results ?? [];
+    const signatures = await dkimResults(copy!.raw, domain, server.inbox);
     expect(signatures).toHaveLength(1);
-    const [signature] = signatures as { signingDomain?: string; status?: { result?: string } }[];
+    const [signature] = signatures;
     expect(signature?.signingDomain).toBe('mailroom.test');
     expect(signature?.status?.result).toBe('pass');
   });

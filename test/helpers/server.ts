@@ -23,8 +23,8 @@ export interface TestServer {
   sendMail(mail: SendMailOptions): Promise<{ messageId: string }>;
   /** Another user with its own inbox and key on the same server. */
   addUser(name: string, localPart?: string): { key: string; inbox: string; userId: number };
-  /** Stops and starts again on the same data directory (new ports). */
-  restart(): Promise<void>;
+  /** Stops and starts again on the same data directory (new ports), running `whileStopped` in between. */
+  restart(whileStopped?: () => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -110,9 +110,10 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
       const inbox = addLocalInbox(deps, `${localPart}@${boot.domain}`, user.id);
       return { key: createKey(deps, user.id).key, inbox: inbox.address, userId: user.id };
     },
-    async restart() {
+    async restart(whileStopped) {
       transport.close();
       await server.mailroom.stop();
+      await whileStopped?.();
       mailroom = createMailroom({ ...base, bootstrap: false });
       server.mailroom = mailroom;
       await mailroom.start();

@@ -21,7 +21,7 @@ describe('filing a message on the ingest path', () => {
   beforeAll(() => {
     const db = openDatabase({ file: ':memory:' });
     deps = {
-      store: createStore(db),
+      store: createStore(db, 'a test secret of enough length'),
       config: loadConfig({ dataDir: '/nonexistent' }),
       bus: new EventBus(),
       log: pino({ level: 'silent' }),

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { ConfigError } from '../config.js';
+import type { Db } from '../db/connection.js';
+import { SECRET_FILE } from '../db/file-modes.js';
+import { openDatabase } from '../db/open.js';
+import { createStore } from './index.js';
+import type { Store } from './index.js';
+import { sealSecretsAtRest } from './seal-at-rest.js';
+import { SealedValueUnreadable, Sealer } from './sealing.js';
+
+export interface OpenLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/**
+ * The database as the server and the admin commands open it, MAILROOM_SECRET already loaded:
+ * files private to this user, migrations applied, the secret checked and any secret still in
+ * clear sealed. A secret that is not the database's is a ConfigError (one line, no stack). The
+ * ingest thread opens its own connection with openDatabase and createStore alone: by then the
+ * main thread has done all this.
+ */
+export function openStore(config: Config, log: OpenLog): { db: Db; store: Store } {
+  if (!config.secret) throw new Error('MAILROOM_SECRET must be loaded before the store opens');
+  const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync, onWarning: (m) => log.warn(m) });
+  try {
+    const sealed = sealSecretsAtRest(db, new Sealer(config.secret));
+    if (sealed.dkimKeys + sealed.webhookSecrets > 0) {
+      log.info(
+        `sealed ${sealed.dkimKeys} DKIM private key(s) and ${sealed.webhookSecrets} webhook secret(s) stored in clear`,
+      );
+    }
+  } catch (error) {
+    db.close();
+    if (error instanceof SealedValueUnreadable) throw wrongSecret(config);
+    throw error;
+  }
+  return { db, store: createStore(db, config.secret) };
+}
+
+function wrongSecret(config: Config): ConfigError {
+  const keyFile = path.join(path.dirname(config.dbFile), SECRET_FILE);
+  return new ConfigError(
+    `the secret in use (MAILROOM_SECRET, or ${keyFile} when it is unset) is not the one ${config.dbFile} was sealed with, ` +
+      `so its DKIM keys, webhook secrets and IMAP credentials cannot be read: ` +
+      `restore the secret.key that was kept with this database, or set MAILROOM_SECRET to the original value`,
+  );
+}

@@ -1,0 +1,90 @@
+import type { Db } from '../db/connection.js';
+import { SEALED_PREFIX } from './sealing.js';
+import type { Sealer } from './sealing.js';
+
+/** A settings row sealed with the database's secret: a wrong secret shows at start, not at first use. */
+const CHECK_KEY = 'secret_check';
+const CHECK_VALUE = 'mailroom';
+
+export interface SealedNow {
+  dkimKeys: number;
+  webhookSecrets: number;
+}
+
+/**
+ * The data step after the SQL migrations, run where MAILROOM_SECRET is known (server start and
+ * every admin command): checks the secret against what is already sealed, then seals the DKIM
+ * keys and webhook secrets still stored in clear (a database from before sealing, or rows an
+ * older version wrote since). Sealed rows are left, so it runs at every start; one transaction.
+ * Throws SealedValueUnreadable when the secret is not the one this database was sealed with.
+ */
+export function sealSecretsAtRest(db: Db, sealer: Sealer): SealedNow {
+  // The space a clear value held is zeroed, not just freed, and the WAL that held the old pages
+  // is folded into the file and emptied: sealing must leave no copy in clear behind.
+  const secureDelete = db.sqlite.pragma('secure_delete', { simple: true }) as number;
+  db.sqlite.pragma('secure_delete = ON');
+  try {
+    const sealed = sealInOneTransaction(db, sealer);
+    if (sealed.dkimKeys + sealed.webhookSecrets > 0) db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    return sealed;
+  } finally {
+    db.sqlite.pragma(`secure_delete = ${secureDelete}`);
+  }
+}
+
+function sealInOneTransaction(db: Db, sealer: Sealer): SealedNow {
+  return db.transaction(() => {
+    checkSecret(db, sealer);
+    const keys = db.all(
+      db.kysely
+        .selectFrom('domains')
+        .select(['name', 'dkim_private_key'])
+        .where('dkim_private_key', 'not like', `${SEALED_PREFIX}%`),
+    );
+    for (const { name, dkim_private_key } of keys) {
+      db.run(
+        db.kysely
+          .updateTable('domains')
+          .set({ dkim_private_key: sealer.seal('dkim-private-key', dkim_private_key) })
+          .where('name', '=', name),
+      );
+    }
+    const secrets = db.all(
+      db.kysely
+        .selectFrom('webhooks')
+        .select(['id', 'secret'])
+        .where('secret', 'not like', `${SEALED_PREFIX}%`),
+    );
+    for (const { id, secret } of secrets) {
+      db.run(
+        db.kysely
+          .updateTable('webhooks')
+          .set({ secret: sealer.seal('webhook-secret', secret) })
+          .where('id', '=', id),
+      );
+    }
+    return { dkimKeys: keys.length, webhookSecrets: secrets.length };
+  });
+}
+
+function checkSecret(db: Db, sealer: Sealer): void {
+  const check = db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
+  if (check) {
+    sealer.open('secret-check', check.value);
+    return;
+  }
+  // A database from before the check: an IMAP credential sealed back then tells the same.
+  const sealed = db.first(
+    db.kysely
+      .selectFrom('inboxes')
+      .select('remote_config')
+      .where('remote_config', 'like', `${SEALED_PREFIX}%`)
+      .limit(1),
+  );
+  if (sealed?.remote_config) sealer.open('remote-credentials', sealed.remote_config);
+  db.run(
+    db.kysely
+      .insertInto('settings')
+      .values({ key: CHECK_KEY, value: sealer.seal('secret-check', CHECK_VALUE) }),
+  );
+}
