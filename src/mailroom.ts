@@ -49,6 +49,8 @@ export interface MailroomOptions extends ConfigOverrides {
   webhookDisableAfterFailingMs?: number;
   /** Quiet interval after which `GET /events` sends a `: ping` comment (default 15 s). */
   eventStreamHeartbeatMs?: number;
+  /** How often an open `GET /events` re-checks its key and account in the database (default 3 s). */
+  eventStreamAccessCheckMs?: number;
   /** IMAP sync timing (poll interval, reconnect backoff, timeouts); tests shorten them. */
   imapOptions?: Partial<ImapSyncOptions>;
 }
@@ -122,7 +124,10 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       disableAfterFailingMs: options.webhookDisableAfterFailingMs,
     }),
   );
-  const eventStreams = createEventStreamRoutes({ heartbeatMs: options.eventStreamHeartbeatMs });
+  const eventStreams = createEventStreamRoutes({
+    heartbeatMs: options.eventStreamHeartbeatMs,
+    accessCheckMs: options.eventStreamAccessCheckMs,
+  });
   workers.push(createTrashSweep(deps));
   const imapSync = new ImapSyncManager(deps, options.imapOptions);
   deps.remote = imapSync;
