@@ -145,7 +145,13 @@ export const settings = {
     env: 'MAILROOM_MAX_BODY_BYTES',
     schema: positiveInt,
     default: 40 * 1024 * 1024,
-    help: 'largest HTTP request body',
+    help: 'largest HTTP request body (chunked ones too)',
+  },
+  maxHeaderBytes: {
+    env: 'MAILROOM_MAX_HEADER_BYTES',
+    schema: positiveInt,
+    default: 16 * 1024,
+    help: 'largest HTTP request line and headers together (431 above it)',
   },
   ingestThread: {
     env: 'MAILROOM_INGEST_THREAD',

@@ -138,7 +138,10 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     ready: () => listening && db.sqlite.open,
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
   });
-  const httpServer = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const httpServer = createAdaptorServer({
+    fetch: app.fetch,
+    serverOptions: { maxHeaderSize: config.maxHeaderBytes },
+  }) as Server;
   const smtpServer = createSmtpServer({ deps, authResolver });
 
   const mailroom: Mailroom = {
