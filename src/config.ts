@@ -111,6 +111,12 @@ export const settings = {
     default: 600,
     help: 'API requests per key per minute',
   },
+  authFailureLimit: {
+    env: 'MAILROOM_AUTH_FAILURE_LIMIT',
+    schema: positiveInt,
+    default: 10,
+    help: 'failed API-key (or admin-token) attempts one client address may make a minute before 429',
+  },
   adminToken: {
     env: 'MAILROOM_ADMIN_TOKEN',
     schema: z.string().min(16).optional(),

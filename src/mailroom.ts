@@ -51,6 +51,8 @@ export interface MailroomOptions extends ConfigOverrides {
   eventStreamHeartbeatMs?: number;
   /** How often an open `GET /events` re-checks its key and account in the database (default 3 s). */
   eventStreamAccessCheckMs?: number;
+  /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
+  authFailureWindowMs?: number;
   /** IMAP sync timing (poll interval, reconnect backoff, timeouts); tests shorten them. */
   imapOptions?: Partial<ImapSyncOptions>;
 }
@@ -137,6 +139,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     deps,
     ready: () => listening && db.sqlite.open,
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
+    authFailureWindowMs: options.authFailureWindowMs,
   });
   const httpServer = createAdaptorServer({
     fetch: app.fetch,

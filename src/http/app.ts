@@ -4,6 +4,7 @@ import type { MailboxDeps } from '../mailbox/deps.js';
 import type { AppEnv } from './context.js';
 import { handleError, sendError, sendValidationError } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
+import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -25,6 +26,8 @@ export interface HttpOptions {
   ready: () => boolean;
   /** More /api/v1 route families (sending, labels, webhooks...) registered by their owners. */
   extraRoutes?: ((app: OpenAPIHono<AppEnv>) => void)[];
+  /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
+  authFailureWindowMs?: number;
 }
 
 const validationHook = {
@@ -61,9 +64,14 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerMetricsRoute(root, httpMetrics);
 
   const api = new OpenAPIHono<AppEnv>(validationHook as never);
-  const authenticate = apiKeyAuth();
+  // API keys and the admin token each have their own count of failures per client address.
+  const throttle = () => new AuthThrottle(deps.config.authFailureLimit, options.authFailureWindowMs);
+  const apiThrottle = throttle();
+  const throttled = apiThrottle.guard();
+  const authenticate = apiKeyAuth(apiThrottle);
   const limiter = rateLimit(deps.config.rateLimit);
   const isPublic = (path: string) => path === '/api/v1/openapi.json';
+  api.use('*', (c, next) => (isPublic(c.req.path) ? next() : throttled(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : authenticate(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : limiter(c, next)));
   api.use('*', bodyCheck);
@@ -87,7 +95,15 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
     servers: [{ url: '/api/v1' }],
   });
   root.route('/api/v1', api);
-  root.route('/admin/v1', createAdminApp(deps.config.adminToken, validationHook as never, bodyCheck));
+  root.route(
+    '/admin/v1',
+    createAdminApp({
+      token: deps.config.adminToken,
+      hook: validationHook as never,
+      throttle: throttle(),
+      bodyCheck,
+    }),
+  );
   registerDocs(root as unknown as Hono<never>);
   return root;
 }
