@@ -8,6 +8,7 @@ import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
@@ -50,6 +51,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   root.notFound((c) => sendError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
   const httpMetrics = new HttpMetrics();
   root.use('*', recordHttpMetrics(httpMetrics)); // first, so its latency covers all the rest
+  root.use('*', securityHeaders());
   root.use('*', async (c, next) => {
     c.set('deps', deps);
     await next();
