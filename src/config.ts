@@ -111,6 +111,12 @@ export const settings = {
     default: 600,
     help: 'API requests per key per minute',
   },
+  authFailureLimit: {
+    env: 'MAILROOM_AUTH_FAILURE_LIMIT',
+    schema: positiveInt,
+    default: 10,
+    help: 'failed API-key (or admin-token) attempts one client address may make a minute before 429',
+  },
   adminToken: {
     env: 'MAILROOM_ADMIN_TOKEN',
     schema: z.string().min(16).optional(),
@@ -145,7 +151,13 @@ export const settings = {
     env: 'MAILROOM_MAX_BODY_BYTES',
     schema: positiveInt,
     default: 40 * 1024 * 1024,
-    help: 'largest HTTP request body',
+    help: 'largest HTTP request body (chunked ones too)',
+  },
+  maxHeaderBytes: {
+    env: 'MAILROOM_MAX_HEADER_BYTES',
+    schema: positiveInt,
+    default: 16 * 1024,
+    help: 'largest HTTP request line and headers together (431 above it)',
   },
   ingestThread: {
     env: 'MAILROOM_INGEST_THREAD',

@@ -48,6 +48,10 @@ export interface MailroomOptions extends ConfigOverrides {
   webhookDisableAfterFailingMs?: number;
   /** Quiet interval after which `GET /events` sends a `: ping` comment (default 15 s). */
   eventStreamHeartbeatMs?: number;
+  /** How often an open `GET /events` re-checks its key and account in the database (default 3 s). */
+  eventStreamAccessCheckMs?: number;
+  /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
+  authFailureWindowMs?: number;
   /** IMAP sync timing (poll interval, reconnect backoff, timeouts); tests shorten them. */
   imapOptions?: Partial<ImapSyncOptions>;
 }
@@ -121,7 +125,10 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       disableAfterFailingMs: options.webhookDisableAfterFailingMs,
     }),
   );
-  const eventStreams = createEventStreamRoutes({ heartbeatMs: options.eventStreamHeartbeatMs });
+  const eventStreams = createEventStreamRoutes({
+    heartbeatMs: options.eventStreamHeartbeatMs,
+    accessCheckMs: options.eventStreamAccessCheckMs,
+  });
   workers.push(createTrashSweep(deps));
   const imapSync = new ImapSyncManager(deps, options.imapOptions);
   deps.remote = imapSync;
@@ -131,8 +138,12 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     deps,
     ready: () => listening && db.sqlite.open,
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
+    authFailureWindowMs: options.authFailureWindowMs,
   });
-  const httpServer = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const httpServer = createAdaptorServer({
+    fetch: app.fetch,
+    serverOptions: { maxHeaderSize: config.maxHeaderBytes },
+  }) as Server;
   const smtpServer = createSmtpServer({ deps, authResolver });
 
   const mailroom: Mailroom = {

@@ -10,6 +10,7 @@ import {
   isLocalhostName,
   isPublicAddress,
   parseWebhookUrl,
+  RESOLVES_NON_PUBLIC,
 } from './url-guard.js';
 
 export interface PostResult {
@@ -45,7 +46,7 @@ function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction
         }
         const bad = addresses.find((a) => !isPublicAddress(a));
         if (bad !== undefined) {
-          callback(new Error(`webhook URL resolves to a private address (${bad})`), '', 0);
+          callback(new Error(RESOLVES_NON_PUBLIC), '', 0);
           return;
         }
       }

@@ -3,7 +3,14 @@ import { promises as dnsPromises } from 'node:dns';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
-export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/**
+ * `reason` is shown to the caller; `address` (a name's non-public address) is for the server
+ * log only, so a key holder cannot map internal names to internal addresses.
+ */
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string; address?: string };
+
+/** What a caller is told when a name resolves to a non-public address: never the address. */
+export const RESOLVES_NON_PUBLIC = 'webhook URL resolves to a non-public address';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -164,7 +171,7 @@ export async function checkWebhookUrl(
   }
   const bad = addresses.find((a) => !isPublicAddress(a));
   if (bad !== undefined) {
-    return { ok: false, reason: `webhook URL resolves to a private address (${bad})` };
+    return { ok: false, reason: RESOLVES_NON_PUBLIC, address: bad };
   }
   return parsed;
 }

@@ -4,9 +4,11 @@ import type { MailboxDeps } from '../mailbox/deps.js';
 import type { AppEnv } from './context.js';
 import { handleError, sendError, sendValidationError } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
+import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
@@ -25,6 +27,8 @@ export interface HttpOptions {
   ready: () => boolean;
   /** More /api/v1 route families (sending, labels, webhooks...) registered by their owners. */
   extraRoutes?: ((app: OpenAPIHono<AppEnv>) => void)[];
+  /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
+  authFailureWindowMs?: number;
 }
 
 const validationHook = {
@@ -47,6 +51,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   root.notFound((c) => sendError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
   const httpMetrics = new HttpMetrics();
   root.use('*', recordHttpMetrics(httpMetrics)); // first, so its latency covers all the rest
+  root.use('*', securityHeaders());
   root.use('*', async (c, next) => {
     c.set('deps', deps);
     await next();
@@ -61,9 +66,14 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerMetricsRoute(root, httpMetrics);
 
   const api = new OpenAPIHono<AppEnv>(validationHook as never);
-  const authenticate = apiKeyAuth();
+  // API keys and the admin token each have their own count of failures per client address.
+  const throttle = () => new AuthThrottle(deps.config.authFailureLimit, options.authFailureWindowMs);
+  const apiThrottle = throttle();
+  const throttled = apiThrottle.guard();
+  const authenticate = apiKeyAuth(apiThrottle);
   const limiter = rateLimit(deps.config.rateLimit);
   const isPublic = (path: string) => path === '/api/v1/openapi.json';
+  api.use('*', (c, next) => (isPublic(c.req.path) ? next() : throttled(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : authenticate(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : limiter(c, next)));
   api.use('*', bodyCheck);
@@ -87,7 +97,15 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
     servers: [{ url: '/api/v1' }],
   });
   root.route('/api/v1', api);
-  root.route('/admin/v1', createAdminApp(deps.config.adminToken, validationHook as never, bodyCheck));
+  root.route(
+    '/admin/v1',
+    createAdminApp({
+      token: deps.config.adminToken,
+      hook: validationHook as never,
+      throttle: throttle(),
+      bodyCheck,
+    }),
+  );
   registerDocs(root as unknown as Hono<never>);
   return root;
 }

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import type { ErrorCode, ErrorDetail } from '../mailbox/errors.js';
-import { MailroomError } from '../mailbox/errors.js';
+import { mailroomErrorOf } from '../mailbox/errors.js';
 
 /** The one place where error codes become HTTP statuses (contract 3). */
 const STATUS: Record<
@@ -20,8 +20,12 @@ const STATUS: Record<
   unprocessable: 422,
   rate_limited: 429,
   upstream_error: 502,
+  unavailable: 503,
   internal_error: 500,
 };
+
+/** Seconds a client is asked to wait after a 503 unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_S = 30;
 
 export type HttpErrorCode = keyof typeof STATUS;
 
@@ -52,7 +56,12 @@ export function sendValidationError(c: Context, error: ZodError, prefix = '') {
 }
 
 export function handleError(error: unknown, c: Context) {
-  if (error instanceof MailroomError) return sendError(c, error.code, error.message, error.details);
+  const known = mailroomErrorOf(error);
+  if (known?.code === 'unavailable') {
+    c.var.deps?.log.error({ err: error, path: c.req.path }, 'storage unavailable');
+    c.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+  }
+  if (known) return sendError(c, known.code, known.message, known.details);
   const status = (error as { status?: number }).status;
   if (status === 413) return sendError(c, 'payload_too_large', 'request body is too large');
   c.var.deps?.log.error({ err: error, path: c.req.path }, 'unhandled error');

@@ -1,4 +1,5 @@
 /** Errors are values with a code; http/ and smtp/ each map them in one place. */
+import { isStorageUnavailable } from '../store/unavailable.js';
 
 export interface ErrorDetail {
   path: string;
@@ -25,6 +26,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unprocessable'
   | 'upstream_error'
+  | 'unavailable'
   | 'internal_error';
 
 export class ValidationFailed extends MailroomError {
@@ -70,4 +72,17 @@ export class Upstream extends MailroomError {
   constructor(message: string) {
     super('upstream_error', message);
   }
+}
+
+/** The storage cannot take the work now (disk full, I/O error, database busy): retry later. */
+export class Unavailable extends MailroomError {
+  constructor(message = 'storage is unavailable right now; retry later') {
+    super('unavailable', message);
+  }
+}
+
+/** What a verb threw as a MailroomError: itself, Unavailable for a storage outage, else undefined. */
+export function mailroomErrorOf(error: unknown): MailroomError | undefined {
+  if (error instanceof MailroomError) return error;
+  return isStorageUnavailable(error) ? new Unavailable() : undefined;
 }

@@ -17,7 +17,7 @@ export class EventFeed {
 
   constructor(
     private readonly deps: MailboxDeps,
-    private readonly scope: { userId: number; inboxId?: number },
+    private readonly scope: { userId: number; keyId: string; inboxId?: number },
     afterSeq: number | null,
   ) {
     // Subscribed before the starting point is read, so nothing committed in between is missed.
@@ -55,6 +55,18 @@ export class EventFeed {
     });
   }
 
+  /**
+   * Whether the caller may still read this feed: the key is neither revoked nor gone with its
+   * user, and a one-inbox feed's inbox is still the user's. Read from the database each time, so
+   * a revocation made by another process (the CLI) counts too.
+   */
+  stillAllowed(): boolean {
+    const { store } = this.deps;
+    if (!store.apiKeys.isActive(this.scope.keyId)) return false;
+    if (this.scope.inboxId === undefined) return true;
+    return store.inboxes.get(this.scope.inboxId)?.user_id === this.scope.userId;
+  }
+
   close(): void {
     this.unsubscribe();
     this.wake?.();
@@ -77,17 +89,19 @@ export class EventFeed {
 /**
  * Opens the event feed of `GET /events`: one inbox when `account` is given (it must be the
  * caller's: 403), else every inbox of the caller, including ones added later. Starts after
- * `lastEventId` when given, else with what happens from now on.
+ * `lastEventId` when given, else with what happens from now on. The door re-checks
+ * `stillAllowed` while the feed is open and ends it when the caller's access is gone.
  */
 export function openEventFeed(
   deps: MailboxDeps,
-  userId: number,
+  caller: { userId: number; keyId: string },
   options: { account?: string; lastEventId?: number },
 ): EventFeed {
+  const { userId, keyId } = caller;
   const inboxId = options.account !== undefined ? requireInbox(deps, userId, options.account).id : undefined;
   return new EventFeed(
     deps,
-    { userId, ...(inboxId !== undefined ? { inboxId } : {}) },
+    { userId, keyId, ...(inboxId !== undefined ? { inboxId } : {}) },
     options.lastEventId ?? null,
   );
 }

@@ -13,12 +13,17 @@ export interface FolderView {
   unread: number;
 }
 
-/** Why a folder name is unusable, or null. Taken trimmed; `/` is kept for a future hierarchy. */
+/**
+ * Why a folder name is unusable, or null. Taken trimmed; `/` is kept for a future hierarchy.
+ * Names of dots alone are refused: `.` and `..` cannot travel in a URL path (clients resolve
+ * them away), so such a folder could never be named in `DELETE /folders/{name}`.
+ */
 export function folderNameProblem(name: string): string | null {
   const trimmed = name.trim();
   if (trimmed === '') return `name is required: 1 to ${FOLDER_NAME_MAX} characters`;
   if ([...trimmed].length > FOLDER_NAME_MAX) return `name must be 1 to ${FOLDER_NAME_MAX} characters`;
   if (trimmed.includes('/')) return 'name must not contain "/"';
+  if (/^\.+$/.test(trimmed)) return 'name must not be only dots ("." or "..")';
   if (/\p{Cc}/u.test(trimmed)) return 'name must not contain control characters';
   return null;
 }
@@ -57,7 +62,8 @@ export function deleteFolder(
 ): DeletedFolder {
   const inbox = requireInbox(deps, userId, account);
   return deps.store.db.transaction(() => {
-    const folder = requireFolder(deps, inbox, name);
+    // Trimmed like a new name, which also lets " .." reach a ".." folder made before they were refused.
+    const folder = deps.store.folders.find(inbox.id, name) ?? requireFolder(deps, inbox, name.trim());
     if (folder.special_use !== null) {
       throw ValidationFailed.field(
         'name',

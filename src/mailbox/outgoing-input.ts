@@ -1,5 +1,5 @@
 import mime from 'mime-types';
-import { formatAddress, isValidAddress, parseAddressList } from '../mail/addresses.js';
+import { formatAddress, isValidAddress, normalizeAddress, parseAddressList } from '../mail/addresses.js';
 import type { ComposeAttachment } from '../mail/compose.js';
 import { checkExtraHeaders } from '../mail/compose.js';
 import type { ParsedAddress } from '../mail/types.js';
@@ -23,6 +23,27 @@ export interface Recipients {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+// Something that reads as an address inside a display name, the full-width and small @ included.
+const AT = '@\uFF20\uFE6B';
+const PART = `[^\\s<>()\\[\\]"',;:${AT}]+`;
+const ADDRESS_IN_TEXT = new RegExp(`${PART}[${AT}]${PART}\\.${PART}`, 'gu');
+const ANY_AT = new RegExp(`[${AT}]`, 'gu');
+
+/**
+ * Why a display name misleads, or null: it shows an address other than the one the mail is
+ * really from or to (`"agent@mailroom.test" <bob@evil.example>`), which many mail clients show
+ * in place of the address.
+ */
+function misleadingName({ name, address }: ParsedAddress): string | null {
+  for (const shown of name.match(ADDRESS_IN_TEXT) ?? []) {
+    const plain = shown.replace(ANY_AT, '@').replace(/\.+$/, '');
+    if (normalizeAddress(plain) !== normalizeAddress(address)) {
+      return `the display name ${JSON.stringify(name)} shows an address other than ${address}`;
+    }
+  }
+  return null;
+}
 
 /**
  * Collects what is wrong with a request so a 400 lists every bad field at once
@@ -56,6 +77,11 @@ export function readRecipients(
     const bad = parsed.find((a) => !isValidAddress(a.address));
     if (parsed.length === 0 || bad) {
       problems.add(path, `${JSON.stringify(bad?.address || entry)} is not an email address`);
+      return;
+    }
+    const misleading = parsed.map(misleadingName).find((problem) => problem !== null);
+    if (misleading) {
+      problems.add(path, misleading);
       return;
     }
     out.entries.push(...parsed.map(formatAddress));
@@ -153,5 +179,7 @@ export function readFrom(value: string): { address: string; name: string } {
   if (!only || !isValidAddress(only.address)) {
     throw ValidationFailed.field('from', `${JSON.stringify(value)} is not an email address`);
   }
+  const misleading = misleadingName(only);
+  if (misleading) throw ValidationFailed.field('from', misleading);
   return { address: only.address, name: only.name };
 }

@@ -198,7 +198,11 @@ const notFound = (id: string) => new NotFound(`no webhook ${JSON.stringify(id)}`
 
 async function requireDeliverableUrl(deps: MailboxDeps, url: string): Promise<string> {
   const check = await checkWebhookUrl(url.trim(), { allowPrivate: deps.config.webhookAllowPrivate });
-  if (!check.ok) throw ValidationFailed.field('url', check.reason);
+  if (!check.ok) {
+    if (check.address !== undefined)
+      deps.log.warn({ url: url.trim(), address: check.address }, 'webhook URL refused: non-public address');
+    throw ValidationFailed.field('url', check.reason);
+  }
   return check.url.href;
 }
 

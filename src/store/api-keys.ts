@@ -46,6 +46,19 @@ export class ApiKeyStore {
     );
   }
 
+  /** Whether the key still exists (its user was not removed) and is not revoked. */
+  isActive(id: string): boolean {
+    return (
+      this.db.first(
+        this.db.kysely
+          .selectFrom('api_keys')
+          .select('id')
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null),
+      ) !== undefined
+    );
+  }
+
   touch(id: string, at = nowIso()): void {
     this.db.run(this.db.kysely.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id));
   }

@@ -1,41 +1,15 @@
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailroom } from '../../src/mailroom.js';
+import { mailroom } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs the `mailroom` command from source (tsx), so the test never depends on a stale dist/.
- * Only the environment given here reaches it, besides PATH.
- */
-function mailroom(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 /** A user error: non-zero exit, exactly one line on stderr, no stack trace. */
 function expectOneLineError(result: CliResult, pattern: RegExp) {

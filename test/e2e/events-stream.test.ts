@@ -2,63 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addLocalInbox } from '../../src/mailbox/admin.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-
-interface SseMessage {
-  event?: string;
-  id?: string;
-  data?: string;
-  comment?: string;
-}
-
-/** A minimal Server-Sent Events client over fetch that also surfaces comments (pings). */
-async function openStream(server: TestServer, query = '', init: { key?: string; lastEventId?: string } = {}) {
-  const controller = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${init.key ?? server.key}` };
-  if (init.lastEventId !== undefined) headers['last-event-id'] = init.lastEventId;
-  const res = await fetch(`${server.baseUrl}/api/v1/events${query}`, { headers, signal: controller.signal });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const queued: SseMessage[] = [];
-
-  async function next(): Promise<SseMessage | null> {
-    for (;;) {
-      const queuedMessage = queued.shift();
-      if (queuedMessage) return queuedMessage;
-      const end = buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const message: SseMessage = {};
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) message.comment = line.slice(1).trim();
-          else {
-            const colon = line.indexOf(':');
-            const field = line.slice(0, colon) as 'event' | 'id' | 'data';
-            message[field] = line.slice(colon + 1).replace(/^ /, '');
-          }
-        }
-        queued.push(message);
-        continue;
-      }
-      const { done, value } = await reader.read();
-      if (done) return null;
-      buffer += decoder.decode(value, { stream: true });
-    }
-  }
-
-  /** The next event, skipping comments. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async function nextEvent(): Promise<SseMessage & { json: { id: string; type: string; data: any } }> {
-    for (;;) {
-      const message = await next();
-      if (message === null) throw new Error('stream ended');
-      if (message.event !== undefined) return { ...message, json: JSON.parse(message.data!) };
-    }
-  }
-
-  return { res, next, nextEvent, close: () => controller.abort() };
-}
+import { openStream } from '../helpers/sse-client.js';
+import type { SseMessage } from '../helpers/sse-client.js';
 
 describe('GET /events streams events as Server-Sent Events', () => {
   let server: TestServer;

@@ -64,6 +64,10 @@ describe('POST /folders', () => {
     ['a slash', 'a/b'],
     ['a newline', 'two\nlines'],
     ['not a string', 12],
+    ['a dot', '.'],
+    ['two dots', '..'],
+    ['two dots with spaces', ' .. '],
+    ['only dots', '...'],
   ])('a name that is %s is 400 on name', async (_what, name) => {
     const res = await createFolder(name);
     expect(res.status).toBe(400);
@@ -77,6 +81,13 @@ describe('POST /folders', () => {
     const res = await createFolder('  Résumés 2026  ');
     expect(res.json.data.folder.name).toBe('Résumés 2026');
     expect((await folders()).has('Résumés 2026')).toBe(true);
+  });
+
+  it('accepts dots beside other characters, at either end too', async () => {
+    for (const name of ['.archive', 'v2.', 'a..b']) {
+      expect((await createFolder(name)).status, name).toBe(201);
+      expect((await deleteFolder(name)).status, name).toBe(200);
+    }
   });
 
   it('another user may use the same name in their inbox, but not create one in yours (403)', async () => {
@@ -157,6 +168,20 @@ describe('DELETE /folders/{name}', () => {
     const yNow = (await server.api(`/emails/${y}?${acc}&folder=Trash`)).json.data.email;
     expect(yNow).toMatchObject({ uid: y, folder: 'Trash', flags: ['\\Flagged'] });
     expect((await server.api(`/emails/${x}?${acc}&folder=Trash`)).json.data.email.uid).toBe(x);
+  });
+
+  it('deletes a folder named ".." made before such names were refused, addressed with a space', async () => {
+    // A URL path cannot carry ".." (clients resolve it away); names are trimmed, so " .." names it.
+    const inbox = server.mailroom.deps.store.inboxes.findByAddress(server.inbox)!;
+    server.mailroom.deps.store.folders.create(inbox.id, '..');
+    const uid = await deliver();
+    expect((await patch(uid, { action: 'move', folder: '..' })).status).toBe(200);
+
+    const res = await deleteFolder(' ..');
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual({ name: '..', deleted: true, movedToTrash: 1 });
+    expect((await folders()).has('..')).toBe(false);
+    expect((await server.api(`/emails/${uid}?${acc}&folder=Trash`)).status).toBe(200);
   });
 
   it('standard folders cannot be deleted: 400 with a clear message', async () => {

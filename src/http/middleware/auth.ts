@@ -1,17 +1,22 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
+import type { AuthThrottle } from './auth-throttle.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Bearer API key → the key's user. Same answer for missing, malformed, unknown and revoked keys. */
-export function apiKeyAuth(): MiddlewareHandler<AppEnv> {
+/**
+ * Bearer API key → the key's user. Same answer for missing, malformed, unknown and revoked keys;
+ * each such answer counts against the client address in `throttle`.
+ */
+export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
   const lastTouched = new Map<string, number>();
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const row = match ? c.var.deps.store.apiKeys.authenticate(match[1]!) : undefined;
     if (!row) {
+      throttle.failed(c);
       c.header('WWW-Authenticate', 'Bearer');
       return sendError(c, 'unauthorized', 'a valid API key is required: Authorization: Bearer <key>');
     }

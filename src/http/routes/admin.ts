@@ -17,6 +17,7 @@ import {
   revokeKey,
 } from '../../mailbox/admin.js';
 import type { AppEnv } from '../context.js';
+import type { AuthThrottle } from '../middleware/auth-throttle.js';
 import { ok } from '../envelope.js';
 import { sendError } from '../errors.js';
 import { commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
@@ -26,14 +27,16 @@ const adminSecurity = [{ adminAuth: [] }];
 const errors = { 400: commonErrors[400], 401: commonErrors[401], 404: commonErrors[404] };
 const userRef = z.union([z.string().min(1), z.number().int()]).transform(String);
 
-function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
+function adminAuth(token: string | undefined, throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
   const expected = token ? crypto.createHash('sha256').update(token).digest() : undefined;
   return async (c, next) => {
     if (!expected) return sendError(c, 'not_found', 'the admin API is disabled; set MAILROOM_ADMIN_TOKEN');
     const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
     const digest = crypto.createHash('sha256').update(presented).digest();
-    if (!crypto.timingSafeEqual(digest, expected))
+    if (!crypto.timingSafeEqual(digest, expected)) {
+      throttle.failed(c);
       return sendError(c, 'unauthorized', 'a valid admin token is required');
+    }
     return next();
   };
 }
@@ -44,13 +47,19 @@ const route = <M extends 'get' | 'post' | 'delete', P extends string>(
   summary: string,
 ) => ({ method, path, tags: ['Admin'], summary, security: adminSecurity });
 
-export function createAdminApp(
-  token: string | undefined,
-  hook: ConstructorParameters<typeof OpenAPIHono<AppEnv>>[0],
-  bodyCheck?: MiddlewareHandler,
-) {
+export interface AdminAppOptions {
+  /** MAILROOM_ADMIN_TOKEN; without it every admin route answers 404. */
+  token: string | undefined;
+  hook: ConstructorParameters<typeof OpenAPIHono<AppEnv>>[0];
+  /** Failed token attempts per client address: checked before the token, counted after. */
+  throttle: AuthThrottle;
+  bodyCheck?: MiddlewareHandler;
+}
+
+export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOptions) {
   const app = new OpenAPIHono<AppEnv>(hook);
-  app.use('*', adminAuth(token));
+  app.use('*', throttle.guard());
+  app.use('*', adminAuth(token, throttle));
   if (bodyCheck) app.use('*', bodyCheck);
   const name = z.object({ name: z.string().min(1) });
 

@@ -107,7 +107,6 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
     return c.body(new Uint8Array(found.content), 200, {
       'Content-Type': found.contentType,
       'Content-Disposition': contentDisposition(found.filename),
-      'X-Content-Type-Options': 'nosniff',
     });
   });
 }

@@ -26,6 +26,11 @@ const stream = createRoute({
 export interface EventStreamOptions {
   /** A comment is sent after this long without an event, keeping proxies and clients aware. Default 15 s. */
   heartbeatMs?: number;
+  /**
+   * How often an open stream re-reads from the database whether its key is still active (and its
+   * `account` still the user's), closing when not. Default 3 s.
+   */
+  accessCheckMs?: number;
 }
 
 /**
@@ -34,13 +39,14 @@ export interface EventStreamOptions {
  */
 export function createEventStreamRoutes(options: EventStreamOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const accessCheckMs = options.accessCheckMs ?? 3_000;
   const open = new Set<() => void>();
 
   function register(app: OpenAPIHono<AppEnv>) {
     app.openapi(stream, (c) => {
       const { account, lastEventId } = c.req.valid('query');
       const resumeAfter = c.req.valid('header')['last-event-id'] ?? lastEventId;
-      const feed = openEventFeed(c.var.deps, c.var.userId, {
+      const feed = openEventFeed(c.var.deps, c.var, {
         ...(account !== undefined ? { account } : {}),
         ...(resumeAfter !== undefined ? { lastEventId: Number(resumeAfter) } : {}),
       });
@@ -54,15 +60,27 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
         open.add(close);
         sse.onAbort(close);
         c.req.raw.signal.addEventListener('abort', close);
+        const recheck = setInterval(() => void checkAccess(), accessCheckMs);
         try {
           await sse.write(': connected\n\n');
           await pump();
         } catch (err) {
           c.var.deps.log.warn({ err }, 'event stream ended on an error');
         } finally {
+          clearInterval(recheck);
           open.delete(close);
           feed.close();
           c.req.raw.signal.removeEventListener('abort', close);
+        }
+
+        async function checkAccess() {
+          try {
+            if (closed || (await feed.stillAllowed())) return;
+            c.var.deps.log.info({ keyId: c.var.keyId }, 'event stream closed: its access was revoked');
+          } catch (err) {
+            c.var.deps.log.warn({ err }, 'event stream closed: its access could not be checked');
+          }
+          close();
         }
 
         async function pump() {

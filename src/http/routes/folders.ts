@@ -34,7 +34,9 @@ const create = createRoute({
   path: '/folders',
   tags: ['Folders'],
   summary: 'Create a custom folder',
-  description: 'Names are 1 to 100 characters without "/", unique per inbox whatever their case.',
+  description:
+    'Names are 1 to 100 characters without "/", not only dots ("." or ".."), trimmed, and unique ' +
+    'per inbox whatever their case.',
   security: bearerSecurity,
   request: { query: AccountQuery, ...jsonBody(CreateFolderBody) },
   responses: {
@@ -55,7 +57,9 @@ const remove = createRoute({
   path: '/folders/{name}',
   tags: ['Folders'],
   summary: 'Delete a custom folder; the mail it holds moves to Trash',
-  description: 'Standard folders (INBOX, Sent, Drafts, Trash, Spam) cannot be deleted (400).',
+  description:
+    'Standard folders (INBOX, Sent, Drafts, Trash, Spam) cannot be deleted (400). The name is ' +
+    'trimmed, so a folder named ".." from an older version is reached as `%20..`.',
   security: bearerSecurity,
   request: { params: FolderNameParam, query: AccountQuery },
   responses: { ...okResponse(envelope(DeleteFolderResult), 'Deleted'), ...commonErrors },

@@ -25,6 +25,10 @@ export const commonErrors = {
   403: { description: 'The account is not one of your inboxes', content: json(ErrorResponse) },
   404: { description: 'Not found', content: json(ErrorResponse) },
   429: { description: 'Rate limited', content: json(ErrorResponse) },
+  503: {
+    description: 'Storage unavailable (disk full, database busy): retry after Retry-After',
+    content: json(ErrorResponse),
+  },
 } as const;
 
 export function okResponse<T extends z.ZodTypeAny>(schema: T, description: string) {
