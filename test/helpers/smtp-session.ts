@@ -13,6 +13,10 @@ export interface SmtpReply {
 export interface SmtpSession {
   greeting: SmtpReply;
   command(line: string): Promise<SmtpReply>;
+  /** Raw bytes, no reply awaited (a slow client, a message sent in parts). */
+  write(bytes: string | Buffer): void;
+  /** The next reply, whatever prompted it (a 421 the server sends on its own). */
+  nextReply(): Promise<SmtpReply>;
   /** DATA, then the message (dot-stuffed here), then the final reply. */
   data(raw: string | Buffer): Promise<SmtpReply>;
   /** After a 354: the message (dot-stuffed here) and the final reply. */
@@ -72,6 +76,10 @@ export async function openSmtp(port: number, host = '127.0.0.1'): Promise<SmtpSe
       socket.write(`${line}\r\n`);
       return next();
     },
+    write(bytes) {
+      if (!socket.destroyed) socket.write(bytes);
+    },
+    nextReply: next,
     async data(raw) {
       const start = await session.command('DATA');
       if (start.code !== 354) return start;
