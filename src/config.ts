@@ -6,6 +6,9 @@ const bool = z
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** Seconds; fractions allowed so tests can use tiny values. */
+const seconds = z.coerce.number().positive();
+const optionalPath = z.string().min(1).optional();
 
 /** Every setting: its MAILROOM_* variable, default and meaning (test/docs checks the README lists each one). */
 export const settings = {
@@ -72,7 +75,7 @@ export const settings = {
   smtpMaxConnectionsPerIp: {
     env: 'MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP',
     schema: positiveInt,
-    default: 50,
+    default: 10,
     help: 'concurrent SMTP connections from one IP',
   },
   smtpMessagesPerMinutePerIp: {
@@ -80,6 +83,60 @@ export const settings = {
     schema: positiveInt,
     default: 100_000,
     help: 'messages one IP may send per minute before 421/451',
+  },
+  smtpInflightBytes: {
+    env: 'MAILROOM_SMTP_INFLIGHT_BYTES',
+    schema: positiveInt,
+    default: 32 * 1024 * 1024,
+    help: 'message bytes all SMTP sessions together may hold in memory; beyond it 452 4.3.1',
+  },
+  smtpCommandTimeout: {
+    env: 'MAILROOM_SMTP_COMMAND_TIMEOUT',
+    schema: seconds,
+    default: 60,
+    help: 'seconds a client has to send each complete command line, then 421',
+  },
+  smtpDataTimeout: {
+    env: 'MAILROOM_SMTP_DATA_TIMEOUT',
+    schema: seconds,
+    default: 600,
+    help: 'seconds a whole message (DATA to the final dot) may take, then 421',
+  },
+  smtpMinDataRate: {
+    env: 'MAILROOM_SMTP_MIN_DATA_RATE',
+    schema: positiveInt,
+    default: 1024,
+    help: 'bytes per second a message must average after the grace, then 421',
+  },
+  smtpDataGrace: {
+    env: 'MAILROOM_SMTP_DATA_GRACE',
+    schema: seconds,
+    default: 30,
+    help: 'seconds of DATA before the minimum data rate applies',
+  },
+  smtpMaxFailedRecipients: {
+    env: 'MAILROOM_SMTP_MAX_FAILED_RCPTS',
+    schema: positiveInt,
+    default: 20,
+    help: 'refused RCPT TO per session before 421 and close',
+  },
+  postmaster: {
+    env: 'MAILROOM_POSTMASTER',
+    schema: z.email().optional(),
+    default: undefined,
+    help: 'inbox that receives postmaster@ of every hosted domain (unset: the oldest inbox of the oldest user)',
+  },
+  tlsCert: {
+    env: 'MAILROOM_TLS_CERT',
+    schema: optionalPath,
+    default: undefined,
+    help: 'PEM certificate (chain) file for inbound STARTTLS; reloaded when it changes',
+  },
+  tlsKey: {
+    env: 'MAILROOM_TLS_KEY',
+    schema: optionalPath,
+    default: undefined,
+    help: 'PEM private key file for inbound STARTTLS; reloaded when it changes',
   },
   verifyAuth: {
     env: 'MAILROOM_VERIFY_AUTH',
@@ -210,6 +267,14 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   config.dbFile = overrides.dbFile ?? path.join(config.dataDir, 'mailroom.db');
   if (config.outbound === 'relay' && !config.relayUrl) {
     throw new ConfigError('MAILROOM_RELAY_URL is required when MAILROOM_OUTBOUND=relay');
+  }
+  if (config.smtpInflightBytes < config.maxMessageBytes) {
+    throw new ConfigError(
+      'MAILROOM_SMTP_INFLIGHT_BYTES: must be at least MAILROOM_MAX_MESSAGE_BYTES, or the largest messages never fit',
+    );
+  }
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) {
+    throw new ConfigError('MAILROOM_TLS_CERT and MAILROOM_TLS_KEY must be set together');
   }
   if (config.relayUrl && !/^smtps?:\/\//.test(config.relayUrl)) {
     throw new ConfigError('MAILROOM_RELAY_URL: must start with smtp:// or smtps://');

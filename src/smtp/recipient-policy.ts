@@ -1,17 +1,44 @@
 import { splitTag } from '../mail/addresses.js';
+import type { MailboxDeps } from '../mailbox/deps.js';
 import type { InboxRow } from '../store/inboxes.js';
-import type { Store } from '../store/index.js';
 import { reply } from './replies.js';
+
+type PolicyDeps = Pick<MailboxDeps, 'store' | 'config' | 'log'>;
 
 /**
  * RCPT TO policy: a local inbox (case-insensitive, `name+tag@` delivers to `name@`) is accepted;
- * an unknown user of a hosted domain is 550 5.1.1; any other domain is 550 5.7.1 (never a relay).
+ * `postmaster@` of a hosted domain always is (RFC 5321 4.5.1), see postmasterInbox; an unknown
+ * user of a hosted domain is 550 5.1.1; any other domain is 550 5.7.1 (never a relay).
  */
-export function resolveRecipient(store: Store, address: string): InboxRow {
+export async function resolveRecipient(deps: PolicyDeps, address: string): Promise<InboxRow> {
   const { base } = splitTag(address.trim().toLowerCase());
-  const inbox = store.inboxes.findByAddress(base);
+  const inbox = await deps.store.inboxes.findByAddress(base);
   if (inbox && inbox.kind === 'local') return inbox;
-  const domain = base.split('@')[1] ?? '';
-  if (domain && store.domains.find(domain)) throw reply.unknownUser();
+  const at = base.lastIndexOf('@');
+  const domain = at > 0 ? base.slice(at + 1) : '';
+  if (domain && (await deps.store.domains.find(domain))) {
+    const postmaster = base.slice(0, at) === 'postmaster' ? await postmasterInbox(deps) : undefined;
+    if (postmaster) return postmaster;
+    throw reply.unknownUser();
+  }
   throw reply.relayDenied();
+}
+
+/**
+ * Where postmaster@ mail goes when no inbox has that address: MAILROOM_POSTMASTER, else the oldest
+ * local inbox of the oldest user (there is no admin flag yet; on a fresh install that is the
+ * bootstrap inbox). A configured address that is not a local inbox is logged and skipped.
+ */
+async function postmasterInbox(deps: PolicyDeps): Promise<InboxRow | undefined> {
+  const { postmaster } = deps.config;
+  if (postmaster) {
+    const configured = await deps.store.inboxes.findByAddress(postmaster);
+    if (configured && configured.kind === 'local') return configured;
+    deps.log.warn({ postmaster }, 'MAILROOM_POSTMASTER is not a local inbox; using the oldest inbox');
+  }
+  for (const user of await deps.store.users.list()) {
+    const inbox = (await deps.store.inboxes.list(user.id)).find((i) => i.kind === 'local');
+    if (inbox) return inbox;
+  }
+  return undefined;
 }

@@ -12,5 +12,10 @@ export const reply = {
   storageFailed: () => smtpError(451, '4.3.0 Temporary failure storing the message, try again later'),
   tooManyConnections: () => smtpError(421, '4.7.0 Too many connections from your address, try again later'),
   rateLimited: () => smtpError(451, '4.7.1 Too many messages from your address, slow down'),
+  inflightFull: () =>
+    smtpError(452, '4.3.1 Insufficient system resources for this message now, try again later'),
+  tooManyFailedRecipients: () => smtpError(421, '4.7.0 Too many unknown recipients, closing connection'),
+  dataTooSlow: () => smtpError(421, '4.4.2 Message transfer too slow or too long, closing connection'),
+  commandTimeout: () => smtpError(421, '4.4.2 Command not completed in time, closing connection'),
   noRecipients: () => smtpError(554, '5.5.1 No valid recipients'),
 };

@@ -1,12 +1,16 @@
 import { SMTPServer } from 'smtp-server';
-import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
+import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { receiveMessage } from '../mailbox/receive.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { DnsResolver } from './auth-check.js';
-import { checkAuthentication } from './auth-check.js';
+import type { CommandDeadline } from './deadlines.js';
+import { commandDeadline, dataDeadline } from './deadlines.js';
+import { deliver, receivedHeader } from './deliver.js';
+import { InflightBudget } from './inflight-budget.js';
+import { MessageBuffer } from './message-buffer.js';
 import { resolveRecipient } from './recipient-policy.js';
 import { reply } from './replies.js';
+import { readTlsFiles, tlsReloader } from './tls.js';
 
 export interface SmtpOptions {
   deps: MailboxDeps;
@@ -16,12 +20,21 @@ export interface SmtpOptions {
 
 interface SessionState {
   inboxes: Map<number, InboxRow>;
+  failedRecipients: number;
+  commands: CommandDeadline | null;
 }
 
 const stateOf = (session: SMTPServerSession): SessionState => {
   const holder = session as SMTPServerSession & { mailroom?: SessionState };
-  holder.mailroom ??= { inboxes: new Map() };
+  holder.mailroom ??= { inboxes: new Map(), failedRecipients: 0, commands: null };
   return holder.mailroom;
+};
+
+/** The SIZE= a sender declared at MAIL FROM, if any. */
+const declaredSize = (session: SMTPServerSession): number | undefined => {
+  const args = session.envelope.mailFrom ? session.envelope.mailFrom.args : false;
+  const size = args ? Number(args.SIZE) : NaN;
+  return Number.isSafeInteger(size) && size > 0 ? size : undefined;
 };
 
 export function createSmtpServer(options: SmtpOptions): SMTPServer {
@@ -31,6 +44,12 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
   // Only sessions that onConnect let in hold a slot; refused or early-closed ones free none.
   const counted = new WeakSet<SMTPServerSession>();
   const rateWindows = new Map<string, { start: number; count: number }>();
+  const budget = new InflightBudget(config.smtpInflightBytes);
+  const tlsFiles = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : null;
+  // STARTTLS only with a certificate of our own: smtp-server's built-in one has a public key.
+  const tlsOptions: Partial<SMTPServerOptions> = tlsFiles
+    ? { ...readTlsFiles(tlsFiles), disabledCommands: ['AUTH'] }
+    : { disabledCommands: ['AUTH', 'STARTTLS'] };
 
   const server = new SMTPServer({
     name: config.hostname,
@@ -39,7 +58,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     authOptional: true,
     // Reverse DNS of each client costs ~100 ms a connection and decides nothing here.
     disableReverseLookup: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    ...tlsOptions,
     maxClients: config.smtpMaxConnections,
     logger: false,
     socketTimeout: 60_000,
@@ -50,18 +69,24 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
       if (count > config.smtpMaxConnectionsPerIp) return callback(reply.tooManyConnections());
       perIp.set(session.remoteAddress, count);
       counted.add(session);
-      callback();
+      const timeout = reply.commandTimeout().message;
+      stateOf(session).commands = commandDeadline(server, session, config.smtpCommandTimeout * 1000, timeout);
+      if (!reloadTls) return callback();
+      void reloadTls().then(() => callback());
     },
 
     onClose(session) {
+      stateOf(session).commands?.stop();
       if (!counted.delete(session)) return;
       const count = (perIp.get(session.remoteAddress) ?? 1) - 1;
       if (count <= 0) perIp.delete(session.remoteAddress);
       else perIp.set(session.remoteAddress, count);
     },
 
-    onMailFrom(_address, session, callback) {
+    onMailFrom(address, session, callback) {
       stateOf(session).inboxes.clear();
+      // Refused before any byte is sent when the declared size cannot be held now.
+      if (address.args && Number(address.args.SIZE) > budget.remaining) return callback(reply.inflightFull());
       callback();
     },
 
@@ -69,58 +94,82 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
       const state = stateOf(session);
       if (session.envelope.rcptTo.length >= config.maxRecipients)
         return callback(reply.tooManyRecipients(config.maxRecipients));
-      try {
-        const inbox = resolveRecipient(deps.store, address.address);
-        state.inboxes.set(inbox.id, inbox);
-        callback();
-      } catch (error) {
-        callback(error as Error);
-      }
+      resolveRecipient(deps, address.address).then(
+        (inbox) => {
+          state.inboxes.set(inbox.id, inbox);
+          callback();
+        },
+        (error: Error) => {
+          state.failedRecipients += 1;
+          // Probing for addresses: refuse a few, then hang up.
+          if (state.failedRecipients > config.smtpMaxFailedRecipients)
+            return callback(reply.tooManyFailedRecipients());
+          callback(error);
+        },
+      );
     },
 
     onData(stream, session, callback) {
-      collect(stream)
-        .then(async (body) => {
-          if (stream.sizeExceeded) throw reply.tooLarge(config.maxMessageBytes);
-          if (overRate(session.remoteAddress)) throw reply.rateLimited();
-          const inboxes = [...stateOf(session).inboxes.values()];
-          if (inboxes.length === 0) throw reply.noRecipients();
-          const raw = Buffer.concat([Buffer.from(receivedHeader(session, config.hostname)), body]);
-          let authResults: unknown;
-          let spam = false;
-          if (config.verifyAuth) {
-            const checked = await checkAuthentication(
-              raw,
-              {
-                ip: session.remoteAddress,
-                helo: session.hostNameAppearsAs,
-                sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-                mta: config.hostname,
-              },
-              options.authResolver,
-            );
-            authResults = checked.results;
-            spam = checked.reject;
-          }
-          try {
-            const filed = await receiveMessage(deps, { raw, inboxes, authResults, spam });
-            return filed;
-          } catch (error) {
-            log.error({ err: error, session: session.id }, 'storing an inbound message failed');
-            throw reply.storageFailed();
-          }
-        })
-        .then(
-          (filed) => callback(null, `2.0.0 Ok: stored ${filed.map((f) => f.uid).join(',')}`),
-          (error: Error & { responseCode?: number }) => {
-            if (!error.responseCode) log.error({ err: error }, 'inbound message failed');
-            callback(error.responseCode ? error : reply.storageFailed());
-          },
-        );
+      receive(stream, session).then(
+        (message) => callback(null, message),
+        (error: Error & { responseCode?: number }) => {
+          if (!error.responseCode) log.error({ err: error }, 'inbound message failed');
+          callback(error.responseCode ? error : reply.storageFailed());
+        },
+      );
     },
   });
 
   server.on('error', (error) => log.warn({ err: error }, 'smtp connection error'));
+  const reloadTls = tlsFiles ? tlsReloader(server, tlsFiles, log) : null;
+
+  /**
+   * Reads one message within its deadlines and delivers it. Its bytes count against the in-flight
+   * budget until the reply is sent; a transfer that is too slow is cut off with 421.
+   */
+  async function receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
+    const state = stateOf(session);
+    const head = Buffer.from(receivedHeader(session, config.hostname));
+    const buffer = new MessageBuffer(budget, head, declaredSize(session));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const settle = (error?: Error) => {
+          deadline.stop();
+          if (error) reject(error);
+          else resolve();
+        };
+        const deadline = dataDeadline(
+          stream,
+          {
+            timeoutMs: config.smtpDataTimeout * 1000,
+            minRate: config.smtpMinDataRate,
+            graceMs: config.smtpDataGrace * 1000,
+          },
+          () => {
+            // A destroyed stream lets smtp-server answer (and close) without waiting for the dot.
+            stream.destroy();
+            settle(reply.dataTooSlow());
+          },
+        );
+        stream.on('data', (chunk: Buffer) => {
+          if (stream.sizeExceeded) buffer.discard('too-large');
+          else buffer.push(chunk);
+        });
+        stream.once('end', () => settle());
+        stream.once('error', settle);
+      });
+      if (buffer.discarded === 'too-large') throw reply.tooLarge(config.maxMessageBytes);
+      if (buffer.discarded === 'over-budget') throw reply.inflightFull();
+      if (overRate(session.remoteAddress)) throw reply.rateLimited();
+      const inboxes = [...state.inboxes.values()];
+      if (inboxes.length === 0) throw reply.noRecipients();
+      return await deliver(deps, session, buffer.result(), inboxes, options.authResolver);
+    } finally {
+      buffer.release();
+      // The reply goes out right after this; from then on the next command is due.
+      setImmediate(() => state.commands?.arm());
+    }
+  }
 
   function overRate(ip: string): boolean {
     const now = Date.now();
@@ -152,31 +201,4 @@ export async function closeSmtpServer(server: SMTPServer, graceMs: number): Prom
     );
   while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-/** Reads the DATA stream fully; once over the SIZE limit it keeps draining but stops buffering. */
-function collect(stream: SMTPServerDataStream): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => {
-      if (!stream.sizeExceeded) chunks.push(chunk);
-    });
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
-}
-
-function receivedHeader(session: SMTPServerSession, hostname: string): string {
-  const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\w.:[\]-]/g, '');
-  const client =
-    session.clientHostname && session.clientHostname !== session.remoteAddress
-      ? `${session.clientHostname} `
-      : '';
-  const recipients =
-    session.envelope.rcptTo.length === 1 ? `\r\n\tfor <${session.envelope.rcptTo[0]!.address}>` : '';
-  const protocol = session.transmissionType || 'ESMTP';
-  return (
-    `Received: from ${helo} (${client}[${session.remoteAddress}])\r\n\tby ${hostname} (Mailroom) with ${protocol} id ${session.id}` +
-    `${recipients};\r\n\t${new Date().toUTCString().replace('GMT', '+0000')}\r\n`
-  );
 }

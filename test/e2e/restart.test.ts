@@ -17,7 +17,8 @@ describe('a restart keeps every message', () => {
   const COUNT = 30;
 
   beforeAll(async () => {
-    server = await startServer();
+    // All COUNT messages are sent at once, each on its own connection from 127.0.0.1.
+    server = await startServer({ smtpMaxConnectionsPerIp: COUNT });
     bob = server.addUser('bob');
     const sends: Promise<unknown>[] = [];
     for (let i = 0; i < COUNT; i++) {

@@ -13,14 +13,16 @@ export interface SmtpReply {
 export interface SmtpSession {
   greeting: SmtpReply;
   command(line: string): Promise<SmtpReply>;
+  /** Raw bytes, no reply awaited (a slow client, a message sent in parts). */
+  write(bytes: string | Buffer): void;
+  /** The next reply, whatever prompted it (a 421 the server sends on its own). */
+  nextReply(): Promise<SmtpReply>;
   /** DATA, then the message (dot-stuffed here), then the final reply. */
   data(raw: string | Buffer): Promise<SmtpReply>;
   /** After a 354: the message (dot-stuffed here) and the final reply. */
   message(raw: string | Buffer): Promise<SmtpReply>;
   /** After a 354: bytes already dot-stuffed and ending in CRLF.CRLF, written as they are (large loads). */
   messagePrepared(wire: Buffer): Promise<SmtpReply>;
-  /** Writes bytes without waiting for any reply (a slow or broken client). */
-  write(bytes: string | Buffer): void;
   /** EHLO, MAIL FROM, each RCPT TO, DATA: the replies of every step. */
   send(
     from: string,
@@ -81,6 +83,10 @@ export async function openSmtp(
       socket.write(`${line}\r\n`);
       return next();
     },
+    write(bytes) {
+      if (!socket.destroyed) socket.write(bytes);
+    },
+    nextReply: next,
     async data(raw) {
       const start = await session.command('DATA');
       if (start.code !== 354) return start;
@@ -96,9 +102,6 @@ export async function openSmtp(
     async messagePrepared(wire) {
       socket.write(wire);
       return next();
-    },
-    write(bytes) {
-      if (!socket.destroyed) socket.write(bytes);
     },
     async send(from, to, raw) {
       await session.command('EHLO client.example');
