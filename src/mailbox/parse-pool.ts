@@ -30,7 +30,7 @@ interface Slot {
 }
 
 /**
- * A few parse threads, started on first use. Each parses one message at a time; one that runs
+ * A few parse threads, started with the server (restarted when one dies). Each parses one message at a time; one that runs
  * past `deadlineMs` is terminated (its slot starts a fresh thread) and its job fails with
  * ParseTimeout, so no message can hold the server's main thread or a thread for long.
  */
@@ -44,7 +44,9 @@ export class ParsePool {
     private readonly size: number,
     private readonly deadlineMs: number,
     private readonly log?: Logger,
-  ) {}
+  ) {
+    for (let i = 0; i < size; i++) this.spawn();
+  }
 
   /** The message with its attachments' metadata (content left empty). */
   async parse(raw: Buffer): Promise<ParsedEmail> {
@@ -58,6 +60,11 @@ export class ParsePool {
     const reply = await this.run({ raw, attachmentId });
     if (!('attachment' in reply)) throw new Error('parse thread answered out of turn');
     return reply.attachment ? withBuffer(reply.attachment) : null;
+  }
+
+  /** Resolves once every thread has loaded the parser (the first messages then wait for none). */
+  async ready(): Promise<void> {
+    while (this.slots.some((slot) => !slot.ready) && !this.closed) await new Promise((r) => setTimeout(r, 20));
   }
 
   async close(): Promise<void> {
@@ -84,8 +91,6 @@ export class ParsePool {
       if (this.queue.length === 0) return;
       if (slot.ready && !slot.job) this.assign(slot, this.queue.shift()!);
     }
-    const starting = this.slots.filter((s) => !s.ready).length;
-    if (this.queue.length > starting && this.slots.length < this.size) this.spawn();
   }
 
   private assign(slot: Slot, job: Job): void {
@@ -120,14 +125,14 @@ export class ParsePool {
     job?.settle(reply);
   }
 
-  /** Ends a slot's thread; its job, if any, fails with `reason`; queued jobs get a fresh thread. */
+  /** Ends a slot's thread and starts another in its place; its job, if any, fails with `reason`. */
   private async retire(slot: Slot, reason: Error): Promise<void> {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
     this.slots.splice(index, 1);
     this.finish(slot, reason);
+    if (!this.closed) this.spawn(); // queued jobs go to it once it is ready
     await slot.worker.terminate();
-    if (!this.closed) this.dispatch();
   }
 }
 

@@ -68,10 +68,10 @@ export const hostileShapes: Record<string, (n: number) => Buffer> = {
       ...HEAD,
       'Content-Type: text/html; charset=utf-8',
       '',
-      `<html><body>${'<div><b><i><span title="x">text '.repeat(n * 400)}`,
+      `<html><body>${'<div><b><i><span title="x">text '.repeat(n * 4000)}`,
     ]),
 
-  longLine: (n) => crlf([...HEAD, 'Content-Type: text/plain', '', 'x'.repeat(n * 16_000)]),
+  longLine: (n) => crlf([...HEAD, 'Content-Type: text/plain', '', 'x'.repeat(n * 256_000)]),
 
   unclosedBoundaries: (n) => {
     const lines: string[] = [...HEAD, 'Content-Type: multipart/mixed; boundary="u0"', ''];
