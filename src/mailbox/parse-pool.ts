@@ -64,7 +64,8 @@ export class ParsePool {
 
   /** Resolves once every thread has loaded the parser (the first messages then wait for none). */
   async ready(): Promise<void> {
-    while (this.slots.some((slot) => !slot.ready) && !this.closed) await new Promise((r) => setTimeout(r, 20));
+    while (this.slots.some((slot) => !slot.ready) && !this.closed)
+      await new Promise((r) => setTimeout(r, 20));
   }
 
   async close(): Promise<void> {
@@ -159,6 +160,7 @@ export async function parseInbound(deps: MailboxDeps, raw: Buffer): Promise<Pars
     return await deps.parser.parse(raw);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
+    deps.log.warn({ reason: why, bytes: raw.length }, 'inbound message stored from its headers only');
     return parseHeadersOnlyBounded(
       raw,
       `full parse failed (${why}); only the headers and the start of the body were read`,

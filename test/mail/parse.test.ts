@@ -317,7 +317,11 @@ describe('parseEmail: hostile shapes are bounded, nothing silently lost', () => 
     const mail = await parseEmail(Buffer.from(raw));
     expect(mail.text.trim()).toBe('see attached');
     expect(mail.attachments).toHaveLength(1);
-    expect(mail.attachments[0]).toMatchObject({ id: 'a1', filename: 'a.zip', contentType: 'multipart/x-zip' });
+    expect(mail.attachments[0]).toMatchObject({
+      id: 'a1',
+      filename: 'a.zip',
+      contentType: 'multipart/x-zip',
+    });
     expect(mail.attachments[0]!.content.equals(zip)).toBe(true);
   });
 
@@ -334,7 +338,9 @@ describe('parseEmail: hostile shapes are bounded, nothing silently lost', () => 
 
   it('caps a To of 200,000 addresses without reading them all, and counts them', async () => {
     const to = Array.from({ length: 200_000 }, (_, i) => `p${i}@example.com`).join(',\r\n ');
-    const mail = await parseEmail(Buffer.from(`From: a@example.com\r\nTo: ${to}\r\nSubject: big\r\n\r\nhi\r\n`));
+    const mail = await parseEmail(
+      Buffer.from(`From: a@example.com\r\nTo: ${to}\r\nSubject: big\r\n\r\nhi\r\n`),
+    );
     expect(mail.subject).toBe('big');
     expect(mail.to).toHaveLength(100);
     expect(mail.to[0]!.address).toBe('p0@example.com');
