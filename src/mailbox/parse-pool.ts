@@ -20,19 +20,28 @@ export type ParseReply =
 
 interface Job extends ParseJob {
   settle: (reply: ParseReply | Error) => void;
+  /** Set once the job shared a thread that hung or died: it then runs alone, so blame is sure. */
+  suspect: boolean;
+  timer?: NodeJS.Timeout;
 }
 
 interface Slot {
   worker: Worker;
   ready: boolean;
-  job: Job | null;
-  timer: NodeJS.Timeout | null;
+  jobs: Map<number, Job>;
 }
 
 /**
- * A few parse threads, started with the server (restarted when one dies). Each parses one message at a time; one that runs
- * past `deadlineMs` is terminated (its slot starts a fresh thread) and its job fails with
- * ParseTimeout, so no message can hold the server's main thread or a thread for long.
+ * Messages one thread parses at once: mailparser waits on the event loop between chunks, so a
+ * thread that parses one at a time idles half the time.
+ */
+const JOBS_PER_THREAD = 10;
+
+/**
+ * A few parse threads, started with the server. A thread that runs past `deadlineMs` on a job is
+ * terminated (a fresh one takes its place): the jobs it held run again, each alone on a thread,
+ * and one that again runs past the deadline fails with ParseTimeout. So no message can hold the
+ * server's main thread, nor a parse thread for long, nor take innocent messages down with it.
  */
 export class ParsePool {
   private readonly slots: Slot[] = [];
@@ -41,7 +50,7 @@ export class ParsePool {
   private closed = false;
 
   constructor(
-    private readonly size: number,
+    size: number,
     private readonly deadlineMs: number,
     private readonly log?: Logger,
   ) {
@@ -70,8 +79,9 @@ export class ParsePool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.settle(new Error('parse pool closed'));
-    await Promise.all(this.slots.splice(0).map((slot) => this.retire(slot, new Error('parse pool closed'))));
+    const closed = new Error('parse pool closed');
+    for (const job of this.queue.splice(0)) job.settle(closed);
+    await Promise.all([...this.slots].map((slot) => this.retire(slot, () => closed)));
   }
 
   private run(input: Omit<ParseJob, 'id'>): Promise<Exclude<ParseReply, { error: string }>> {
@@ -82,57 +92,83 @@ export class ParsePool {
         else if ('error' in reply) reject(new Error(reply.error));
         else resolve(reply);
       };
-      this.queue.push({ ...input, id: this.nextId++, settle });
+      this.queue.push({ ...input, id: this.nextId++, settle, suspect: false });
       this.dispatch();
     });
   }
 
+  /** Each job to the least busy thread; a suspect (queued first) waits for a thread of its own. */
   private dispatch(): void {
-    for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
-      if (slot.ready && !slot.job) this.assign(slot, this.queue.shift()!);
+    while (this.queue.length > 0) {
+      const next = this.queue[0]!;
+      const open = this.slots.filter(
+        (slot) =>
+          slot.ready &&
+          (next.suspect ? slot.jobs.size === 0 : slot.jobs.size < JOBS_PER_THREAD) &&
+          ![...slot.jobs.values()].some((job) => job.suspect),
+      );
+      const slot = open.sort((a, b) => a.jobs.size - b.jobs.size)[0];
+      if (!slot) return;
+      this.assign(slot, this.queue.shift()!);
     }
   }
 
   private assign(slot: Slot, job: Job): void {
-    slot.job = job;
-    slot.timer = setTimeout(() => {
+    slot.jobs.set(job.id, job);
+    job.timer = setTimeout(() => {
       this.log?.warn(
         { deadlineMs: this.deadlineMs },
-        'a message took too long to parse; parse thread restarted',
+        'a parse ran past its deadline; parse thread restarted',
       );
-      void this.retire(slot, new ParseTimeout(this.deadlineMs));
+      void this.retire(slot, (j) => (j.suspect ? new ParseTimeout(this.deadlineMs) : null));
     }, this.deadlineMs);
     slot.worker.postMessage({ id: job.id, raw: job.raw, attachmentId: job.attachmentId } satisfies ParseJob);
   }
 
   private spawn(): void {
-    const slot: Slot = { worker: startThread('parse-thread', null), ready: false, job: null, timer: null };
+    const slot: Slot = { worker: startThread('parse-thread', null), ready: false, jobs: new Map() };
     this.slots.push(slot);
     slot.worker.on('message', (message: ParseReply | 'ready') => {
       if (message === 'ready') slot.ready = true;
-      else if (slot.job?.id === message.id) this.finish(slot, message);
+      else this.finish(slot, message.id, message);
       this.dispatch();
     });
-    slot.worker.on('error', (error) => void this.retire(slot, error));
-    slot.worker.on('exit', () => void this.retire(slot, new Error('parse thread exited')));
+    const died = (error: Error) => void this.retire(slot, (j) => (j.suspect ? error : null));
+    slot.worker.on('error', died);
+    slot.worker.on('exit', () => died(new Error('parse thread exited')));
   }
 
-  private finish(slot: Slot, reply: ParseReply | Error): void {
-    const job = slot.job;
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.job = null;
-    slot.timer = null;
-    job?.settle(reply);
+  private finish(slot: Slot, id: number, reply: ParseReply | Error): void {
+    const job = slot.jobs.get(id);
+    if (!job) return;
+    clearTimeout(job.timer);
+    slot.jobs.delete(id);
+    job.settle(reply);
   }
 
-  /** Ends a slot's thread and starts another in its place; its job, if any, fails with `reason`. */
-  private async retire(slot: Slot, reason: Error): Promise<void> {
+  /**
+   * Ends a slot's thread and starts another in its place. Each job it held fails with what
+   * `verdict` says, or (null) goes back to the head of the queue as a suspect.
+   */
+  private async retire(slot: Slot, verdict: (job: Job) => Error | null): Promise<void> {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
     this.slots.splice(index, 1);
-    this.finish(slot, reason);
-    if (!this.closed) this.spawn(); // queued jobs go to it once it is ready
+    const retry: Job[] = [];
+    for (const job of [...slot.jobs.values()]) {
+      const error = verdict(job);
+      if (error) this.finish(slot, job.id, error);
+      else {
+        clearTimeout(job.timer);
+        slot.jobs.delete(job.id);
+        retry.push({ ...job, suspect: true, timer: undefined });
+      }
+    }
+    this.queue.unshift(...retry);
+    // The queue goes to the new thread once it is ready; one that died starting is not retried hot.
+    const respawn = () => !this.closed && this.spawn();
+    if (slot.ready) respawn();
+    else setTimeout(respawn, 1000).unref();
     await slot.worker.terminate();
   }
 }

@@ -116,9 +116,22 @@ describe('a parse past its deadline', () => {
   });
   afterAll(async () => server.stop());
 
-  it('stores the message from its headers (250), and later mail is parsed in full again', async () => {
-    const hostile = await deliver(server.mailroom.smtp.port, server.inbox, hostileMessage(server.inbox));
+  it('stores the message from its headers (250); mail parsed beside it or later is read in full', async () => {
+    const pending = deliver(server.mailroom.smtp.port, server.inbox, hostileMessage(server.inbox));
+    const beside = Array.from({ length: 4 }, (_, i) =>
+      deliver(
+        server.mailroom.smtp.port,
+        server.inbox,
+        rawMessage({ from: 'friend@example.com', to: server.inbox, subject: `beside ${i}`, body: 'whole' }),
+      ),
+    );
+    const hostile = await pending;
     expect(hostile.code).toBe(250);
+    for (const { code, uid } of await Promise.all(beside)) {
+      expect(code).toBe(250);
+      const email = await server.api(`/emails/${uid}?account=${server.inbox}`);
+      expect(email.json.data.email.text).toContain('whole');
+    }
     const read = await server.api(`/emails/${hostile.uid}?account=${server.inbox}`);
     expect(read.json.data.email.subject).toBe('hostile');
     expect(read.json.data.email.from).toBe('attacker@example.com');
