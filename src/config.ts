@@ -222,6 +222,18 @@ export const settings = {
     default: true,
     help: 'store inbound mail on a worker thread (off: inline)',
   },
+  parseThreads: {
+    env: 'MAILROOM_PARSE_THREADS',
+    schema: z.coerce.number().int().min(0).max(64),
+    default: 2,
+    help: 'threads that parse inbound mail and attachment reads (0: on the main thread)',
+  },
+  parseDeadlineMs: {
+    env: 'MAILROOM_PARSE_DEADLINE_MS',
+    schema: positiveInt,
+    default: 30_000,
+    help: 'a parse running longer is stopped; the message is kept with its headers only',
+  },
   dbSync: {
     env: 'MAILROOM_DB_SYNC',
     schema: z.enum(['full', 'normal']),

@@ -19,6 +19,7 @@ import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/admin.js
 import { createDeliveryWorker } from './mailbox/delivery.js';
 import type { MailboxDeps } from './mailbox/deps.js';
 import { IngestWriter } from './mailbox/ingest-writer.js';
+import { ParsePool } from './mailbox/parse-pool.js';
 import { createTrashSweep } from './mailbox/trash-sweep.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
@@ -111,6 +112,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
   if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
+  if (config.parseThreads > 0) deps.parser = new ParsePool(config.parseThreads, config.parseDeadlineMs, log);
 
   const workers: Worker[] = [];
   workers.push(createDeliveryWorker(deps, options.outboundOptions));
@@ -186,6 +188,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       clearTimeout(forced);
       await Promise.all(workers.map((w) => w.stop()));
       await deps.ingest?.close();
+      await deps.parser?.close();
       db.close();
       log.info('mailroom stopped');
     },

@@ -1,7 +1,7 @@
 import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import type { MailboxDeps } from '../mailbox/deps.js';
+import { parseInbound } from '../mailbox/parse-pool.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../mailbox/file-message.js';
-import { parseEmail } from '../mail/parse.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { FolderRow } from '../store/folders.js';
@@ -91,7 +91,7 @@ async function fetchAndFile(ctx: FolderSyncContext, folder: FolderRow, uids: num
   );
   const parsed: { message: FetchMessageObject; parsed: ParsedEmail }[] = [];
   for (const message of fetched) {
-    if (message.source) parsed.push({ message, parsed: await parseEmail(message.source) });
+    if (message.source) parsed.push({ message, parsed: await parseInbound(deps, message.source) });
   }
   const events: EventRow[] = [];
   store.db.transaction(() => {

@@ -4,6 +4,9 @@ import type { AddressObject, Attachment, HeaderValue, ParsedMail, SimpleParserOp
 import libmime from 'libmime';
 import mime from 'mime-types';
 import { lowerDomain, parseAddressList } from './addresses.js';
+import { diagnose } from './diagnose.js';
+import { boundMime, MAX_MIME_PARTS, ORIGINAL_TYPE_PARAM } from './mime-bounds.js';
+import { capParsed } from './parse-caps.js';
 import type { ParsedAddress, ParsedAttachment, ParsedEmail } from './types.js';
 
 interface HeaderLine {
@@ -17,6 +20,8 @@ const PARSER_OPTIONS: SimpleParserOptions = {
   skipTextLinks: true,
   skipTextToHtml: true,
   checksumAlgo: false,
+  // boundMime has already cut the message at MAX_MIME_PARTS; embedded messages' parts count too.
+  maxChildNodes: MAX_MIME_PARTS * 2,
 };
 
 const KEPT_HEADERS = new Set([
@@ -119,9 +124,16 @@ function safeFilename(name: string | undefined): string {
   return base.replace(/[\p{Cc}]/gu, '').trim();
 }
 
+/** The type a part was sent with, when boundMime had to retype it to keep it. */
+function originalType(a: Attachment): string | undefined {
+  const header = a.headers?.get('content-type');
+  const params = header && typeof header === 'object' && 'params' in header ? header.params : undefined;
+  return (params as Record<string, string | undefined> | undefined)?.[ORIGINAL_TYPE_PARAM];
+}
+
 function toAttachment(a: Attachment, index: number): ParsedAttachment {
   const n = index + 1;
-  const contentType = (a.contentType || 'application/octet-stream').toLowerCase();
+  const contentType = (originalType(a) || a.contentType || 'application/octet-stream').toLowerCase();
   const content = Buffer.isBuffer(a.content) ? a.content : Buffer.alloc(0);
   const ext = mime.extension(contentType);
   const filename = safeFilename(a.filename) || `attachment-${n}${ext ? `.${ext}` : ''}`;
@@ -153,7 +165,7 @@ function commonFields(lines: readonly HeaderLine[], raw: Buffer, warnings: strin
   return { ...messageIdOf(lines, raw), ...threadingOf(lines), date: dateOf(lines, warnings) };
 }
 
-async function parseWithMailparser(raw: Buffer, warnings: string[]): Promise<ParsedEmail> {
+async function parseWithMailparser(raw: Buffer, original: Buffer, warnings: string[]): Promise<ParsedEmail> {
   const mail = await simpleParser(raw, PARSER_OPTIONS);
   const lines: readonly HeaderLine[] = mail.headerLines ?? [];
   const html = typeof mail.html === 'string' ? mail.html : '';
@@ -165,7 +177,7 @@ async function parseWithMailparser(raw: Buffer, warnings: string[]): Promise<Par
     if (!text && !html) text = readableRaw(raw);
   }
   return {
-    ...commonFields(lines, raw, warnings),
+    ...commonFields(lines, original, warnings),
     from: fromAddressObjects(mail.from)[0] ?? null,
     to: fromAddressObjects(mail.to),
     cc: fromAddressObjects(mail.cc),
@@ -194,7 +206,7 @@ function splitHeaderLines(block: string): HeaderLine[] {
   return lines;
 }
 
-function parseHeadersOnly(raw: Buffer, warnings: string[]): ParsedEmail {
+function parseHeadersOnly(raw: Buffer, original: Buffer, warnings: string[]): ParsedEmail {
   const source = raw.toString('utf8');
   const split = /\r?\n\r?\n/.exec(source);
   const head = split ? source.slice(0, split.index) : source;
@@ -204,7 +216,7 @@ function parseHeadersOnly(raw: Buffer, warnings: string[]): ParsedEmail {
   const list = (key: string): ParsedAddress[] =>
     parseAddressList(lines.filter((l) => l.key === key).map((l) => rawValue([l], key) ?? ''));
   return {
-    ...commonFields(lines, raw, warnings),
+    ...commonFields(lines, original, warnings),
     from: list('from')[0] ?? null,
     to: list('to'),
     cc: list('cc'),
@@ -239,70 +251,53 @@ function emptyEmail(raw: Buffer, warnings: string[]): ParsedEmail {
   };
 }
 
-function mimeHeaderValues(source: string, name: string): string[] {
-  const re = new RegExp(`^${name}:[ \\t]*([^\\r\\n]*(?:\\r?\\n[ \\t]+[^\\r\\n]*)*)`, 'gim');
-  return [...source.matchAll(re)].map((m) => (m[1] ?? '').replace(/\s+/g, ' ').trim());
-}
-
-function diagnose(raw: Buffer): string[] {
-  const source = raw.toString('latin1');
-  const found = new Set<string>();
-  for (const value of mimeHeaderValues(source, 'content-type')) {
-    const charset = /charset\s*=\s*"?([^"';\s]+)/i.exec(value)?.[1];
-    if (charset && !libmime.createDecodeStream(charset).supported) {
-      found.add(`unknown or unsupported charset "${charset.slice(0, 40)}"; decoded as UTF-8`);
-    }
-    const boundary = /^multipart\//i.test(value)
-      ? /boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(value)
-      : null;
-    const marker = boundary?.[1] ?? boundary?.[2];
-    if (marker && source.includes(`\n--${marker}`) && !source.includes(`--${marker}--`)) {
-      found.add(`multipart boundary "${marker.slice(0, 70)}" is never closed; the message may be truncated`);
-    }
-  }
-  let badBase64 = 0;
-  const cte = /^content-transfer-encoding:[ \t]*"?base64"?[ \t]*$/gim;
-  for (const match of source.matchAll(cte)) {
-    const blank = /\r?\n\r?\n/g;
-    blank.lastIndex = match.index;
-    const start = blank.exec(source);
-    if (!start) continue;
-    const from = start.index + start[0].length;
-    const boundary = /\r?\n--/g;
-    boundary.lastIndex = from;
-    const end = boundary.exec(source)?.index ?? source.length;
-    const body = source.slice(from, end).replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) badBase64++;
-  }
-  if (badBase64) found.add(`invalid base64 data in ${badBase64} MIME part(s); decoded what could be read`);
-  return [...found];
+function asBuffer(raw: Buffer): Buffer {
+  if (Buffer.isBuffer(raw)) return raw;
+  return (raw as unknown) instanceof Uint8Array ? Buffer.from(raw) : Buffer.alloc(0);
 }
 
 /** Reads a raw RFC 5322 message. Never throws: what cannot be read is left empty and noted in `warnings`. */
 export async function parseEmail(raw: Buffer): Promise<ParsedEmail> {
-  const input = Buffer.isBuffer(raw)
-    ? raw
-    : (raw as unknown) instanceof Uint8Array
-      ? Buffer.from(raw)
-      : Buffer.alloc(0);
+  const input = asBuffer(raw);
   const warnings: string[] = [];
   if (input.length === 0) warnings.push('empty message');
+  const bounded = boundMime(input);
+  warnings.push(...bounded.warnings);
   let result: ParsedEmail;
   try {
-    result = await parseWithMailparser(input, warnings);
+    result = await parseWithMailparser(bounded.input, input, warnings);
   } catch (err) {
     warnings.push(`MIME parsing failed (${errorText(err)}); only the headers were read`);
-    try {
-      result = parseHeadersOnly(input, warnings);
-    } catch (fallbackErr) {
-      warnings.push(`header parsing failed (${errorText(fallbackErr)})`);
-      result = emptyEmail(input, warnings);
-    }
+    result = headersOnlyOrEmpty(bounded.input, input, warnings);
   }
   try {
     warnings.push(...diagnose(input));
   } catch {
     /* diagnostics are best effort */
   }
-  return result;
+  return capParsed(result, bounded.addressTotals);
+}
+
+function headersOnlyOrEmpty(raw: Buffer, original: Buffer, warnings: string[]): ParsedEmail {
+  try {
+    return parseHeadersOnly(raw, original, warnings);
+  } catch (err) {
+    warnings.push(`header parsing failed (${errorText(err)})`);
+    return emptyEmail(original, warnings);
+  }
+}
+
+/** What the headers-only reading looks at: the header block and the start of the body. */
+const HEADERS_ONLY_BYTES = 1024 * 1024;
+
+/**
+ * A quick, bounded reading for when the full parse cannot be had (it ran past its deadline):
+ * headers and the start of the body as text, no attachments. Synchronous, at most about 1 MB of work.
+ */
+export function parseHeadersOnlyBounded(raw: Buffer, why: string): ParsedEmail {
+  const input = asBuffer(raw);
+  const warnings = [why];
+  const bounded = boundMime(input.subarray(0, HEADERS_ONLY_BYTES));
+  warnings.push(...bounded.warnings);
+  return capParsed(headersOnlyOrEmpty(bounded.input, input, warnings), bounded.addressTotals);
 }

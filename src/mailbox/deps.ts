@@ -4,6 +4,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/index.js';
 import type { RemoteBackends } from './backend.js';
 import type { IngestWriter } from './ingest-writer.js';
+import type { ParsePool } from './parse-pool.js';
 
 /** What every verb needs. Built once by createMailroom. */
 export interface MailboxDeps {
@@ -13,6 +14,8 @@ export interface MailboxDeps {
   log: Logger;
   /** Inbound filing on its own thread; absent for in-memory databases (then it runs inline). */
   ingest?: IngestWriter;
+  /** Parse threads for inbound mail and attachment reads; absent (parse inline) outside the server. */
+  parser?: ParsePool;
   /** The IMAP side of connected inboxes; absent where no sync runs (admin CLI). */
   remote?: RemoteBackends;
 }

@@ -1,7 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
+import { startThread } from './thread-start.js';
 
 export interface IngestJob {
   id: number;
@@ -57,7 +58,7 @@ export class IngestWriter {
   }
 
   private spawn(): Worker {
-    const worker = startThread(this.config);
+    const worker = startThread('ingest-thread', this.config);
     worker.on('message', (reply: IngestReply) => {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
@@ -79,13 +80,4 @@ export class IngestWriter {
       waiting.reject(error);
     }
   }
-}
-
-/** From TypeScript sources (tests run from the project root) the thread registers tsx before loading its entry. */
-function startThread(config: Config): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./ingest-thread.js', import.meta.url), { workerData: config });
-  const entry = new URL('./ingest-thread.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: config });
 }

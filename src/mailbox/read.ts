@@ -1,4 +1,3 @@
-import { parseEmail } from '../mail/parse.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { ListedMessageRow, MessageRow } from '../store/messages.js';
 import { requireFolder, requireInbox, requireMessage } from './access.js';
@@ -7,6 +6,7 @@ import type { MailboxDeps } from './deps.js';
 import type { EmailView } from './email-view.js';
 import { previewOf, toEmailView } from './email-view.js';
 import { NotFound, ValidationFailed } from './errors.js';
+import { parseAttachment } from './parse-pool.js';
 
 export interface ListQuery {
   account: string;
@@ -110,8 +110,7 @@ export async function readAttachment(
   attachmentId: string,
 ): Promise<{ filename: string; contentType: string; content: Buffer }> {
   const raw = readRaw(deps, userId, account, uid);
-  const parsed = await parseEmail(raw);
-  const found = parsed.attachments.find((a) => a.id === attachmentId);
+  const found = await parseAttachment(deps, raw, attachmentId);
   if (!found) throw new NotFound(`email ${uid} has no attachment ${JSON.stringify(attachmentId)}`);
   return { filename: found.filename, contentType: found.contentType, content: found.content };
 }

@@ -1,9 +1,9 @@
-import { parseEmail } from '../mail/parse.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { MailboxDeps } from './deps.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
+import { parseInbound } from './parse-pool.js';
 
 export interface InboundMessage {
   raw: Buffer;
@@ -25,7 +25,7 @@ export interface Filed {
  * after the commit that holds every copy and its `email.received` event.
  */
 export async function receiveMessage(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
-  const parsed = await parseEmail(message.raw);
+  const parsed = await parseInbound(deps, message.raw);
   if (deps.ingest) {
     const reply = await deps.ingest.submit({
       raw: message.raw,

@@ -252,7 +252,7 @@ describe('parseEmail: broken input never throws', () => {
     expect(mail.text).toBe('just some text\nover two lines');
   });
 
-  it('falls back to a header-only parse for a 1 MB header line', async () => {
+  it('reads a message with a 1 MB header line in full, that field cut to 32 KB', async () => {
     const raw = Buffer.concat([
       Buffer.from('From: "Big" <big@Example.com>\r\nSubject: =?UTF-8?Q?caf=C3=A9?=\r\nX-Big: '),
       Buffer.alloc(1024 * 1024, 'a'),
@@ -263,6 +263,95 @@ describe('parseEmail: broken input never throws', () => {
     expect(mail.from).toEqual({ address: 'big@example.com', name: 'Big' });
     expect(mail.messageId).toBe('<big@example.com>');
     expect(mail.text).toBe('still a body\n');
-    expect(mail.warnings.join(' ')).toMatch(/MIME parsing failed/);
+    expect(mail.warnings.join(' ')).toMatch(/1 header field\(s\) longer than 32768 bytes were cut/);
+    expect(mail.warnings.join(' ')).not.toMatch(/MIME parsing failed/);
+  });
+});
+
+/** A multipart/mixed message with `count` small base64 attachments named f0.bin, f1.bin ... */
+function manyAttachments(count: number): Buffer {
+  const lines = ['From: a@example.com', 'Subject: many', 'Content-Type: multipart/mixed; boundary="B"', ''];
+  for (let i = 0; i < count; i++) {
+    lines.push('--B', `Content-Type: application/octet-stream; name="f${i}.bin"`);
+    lines.push('Content-Disposition: attachment', 'Content-Transfer-Encoding: base64', '', 'AAECAwQF');
+  }
+  return Buffer.from([...lines, '--B--', ''].join('\r\n'));
+}
+
+describe('parseEmail: hostile shapes are bounded, nothing silently lost', () => {
+  it('keeps every attachment of a message with more than 1000 MIME parts', async () => {
+    const mail = await parseEmail(manyAttachments(1200));
+    expect(mail.attachments).toHaveLength(1200);
+    expect(mail.attachments[1199]).toMatchObject({ id: 'a1200', filename: 'f1199.bin', size: 6 });
+    expect(mail.warnings.join(' ')).not.toMatch(/MIME parsing failed/);
+  });
+
+  it('reads the first 5000 parts of a message with more and says the rest was not read', async () => {
+    const mail = await parseEmail(manyAttachments(5100));
+    expect(mail.subject).toBe('many');
+    expect(mail.attachments).toHaveLength(5000);
+    expect(mail.warnings).toContain('more than 5000 MIME parts; the rest of the message was not read');
+  });
+
+  it('keeps an attachment sent with a multipart/* content type, downloadable with its bytes', async () => {
+    const zip = Buffer.from('PK\x03\x04 not really a zip', 'latin1');
+    const raw = [
+      'From: a@example.com',
+      'Subject: zip',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="B"',
+      '',
+      '--B',
+      'Content-Type: text/plain',
+      '',
+      'see attached',
+      '--B',
+      'Content-Type: multipart/x-zip; name=a.zip',
+      'Content-Disposition: attachment; filename=a.zip',
+      'Content-Transfer-Encoding: base64',
+      '',
+      zip.toString('base64'),
+      '--B--',
+      '',
+    ].join('\r\n');
+    const mail = await parseEmail(Buffer.from(raw));
+    expect(mail.text.trim()).toBe('see attached');
+    expect(mail.attachments).toHaveLength(1);
+    expect(mail.attachments[0]).toMatchObject({
+      id: 'a1',
+      filename: 'a.zip',
+      contentType: 'multipart/x-zip',
+    });
+    expect(mail.attachments[0]!.content.equals(zip)).toBe(true);
+  });
+
+  it('stores the first 100 addresses of a To and Cc and says how many there were', async () => {
+    const to = Array.from({ length: 250 }, (_, i) => `"P ${i}" <p${i}@example.com>`).join(', ');
+    const cc = Array.from({ length: 101 }, (_, i) => `c${i}@example.org`).join(', ');
+    const mail = await parseEmail(Buffer.from(`From: a@example.com\r\nTo: ${to}\r\nCc: ${cc}\r\n\r\nhi\r\n`));
+    expect(mail.to).toHaveLength(100);
+    expect(mail.to[99]).toEqual({ address: 'p99@example.com', name: 'P 99' });
+    expect(mail.cc).toHaveLength(100);
+    expect(mail.warnings).toContain('To: 250 addresses, only the first 100 kept');
+    expect(mail.warnings).toContain('Cc: 101 addresses, only the first 100 kept');
+  });
+
+  it('caps a To of 200,000 addresses without reading them all, and counts them', async () => {
+    const to = Array.from({ length: 200_000 }, (_, i) => `p${i}@example.com`).join(',\r\n ');
+    const mail = await parseEmail(
+      Buffer.from(`From: a@example.com\r\nTo: ${to}\r\nSubject: big\r\n\r\nhi\r\n`),
+    );
+    expect(mail.subject).toBe('big');
+    expect(mail.to).toHaveLength(100);
+    expect(mail.to[0]!.address).toBe('p0@example.com');
+    expect(mail.warnings).toContain('To: 200000 addresses, only the first 100 kept');
+  });
+
+  it('cuts a subject of many encoded-words to 998 characters', async () => {
+    const subject = Array<string>(2000).fill('=?UTF-8?B?w6TDtsO8?=').join('\r\n ');
+    const mail = await parseEmail(Buffer.from(`From: a@example.com\r\nSubject: ${subject}\r\n\r\nhi\r\n`));
+    expect(mail.subject).toHaveLength(998);
+    expect(mail.subject.startsWith('äöüäöü')).toBe(true);
+    expect(mail.warnings.join(' ')).toMatch(/subject of \d+ characters cut to 998/);
   });
 });

@@ -1,0 +1,28 @@
+/**
+ * Worker-thread entry: parses raw messages off the thread that speaks SMTP and HTTP. A message
+ * that takes too long is the pool's business: it terminates this thread and starts another.
+ */
+import { parentPort } from 'node:worker_threads';
+import { parseEmail } from '../mail/parse.js';
+import type { ParseJob, ParseReply } from './parse-pool.js';
+
+const port = parentPort!;
+
+port.on('message', (job: ParseJob) => {
+  void answer(job).then((reply) => port.postMessage(reply));
+});
+port.postMessage('ready');
+
+async function answer(job: ParseJob): Promise<ParseReply> {
+  try {
+    const parsed = await parseEmail(Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength));
+    if (job.attachmentId !== undefined) {
+      return { id: job.id, attachment: parsed.attachments.find((a) => a.id === job.attachmentId) ?? null };
+    }
+    // The caller stores the raw message and needs only the attachments' metadata.
+    const attachments = parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) }));
+    return { id: job.id, parsed: { ...parsed, attachments } };
+  } catch (error) {
+    return { id: job.id, error: error instanceof Error ? error.message : String(error) };
+  }
+}
