@@ -7,8 +7,9 @@ type PolicyDeps = Pick<MailboxDeps, 'store' | 'config' | 'log'>;
 
 /**
  * RCPT TO policy: a local inbox (case-insensitive, `name+tag@` delivers to `name@`) is accepted;
- * `postmaster@` of a hosted domain always is (RFC 5321 4.5.1), see postmasterInbox; an unknown
- * user of a hosted domain is 550 5.1.1; any other domain is 550 5.7.1 (never a relay).
+ * so are `postmaster@` of a hosted domain and a bare `Postmaster` (RFC 5321 4.5.1), see
+ * postmasterInbox; an unknown user of a hosted domain is 550 5.1.1; any other domain is
+ * 550 5.7.1 (never a relay).
  */
 export async function resolveRecipient(deps: PolicyDeps, address: string): Promise<InboxRow> {
   const { base } = splitTag(address.trim().toLowerCase());
@@ -16,11 +17,12 @@ export async function resolveRecipient(deps: PolicyDeps, address: string): Promi
   if (inbox && inbox.kind === 'local') return inbox;
   const at = base.lastIndexOf('@');
   const domain = at > 0 ? base.slice(at + 1) : '';
-  if (domain && (await deps.store.domains.find(domain))) {
-    const postmaster = base.slice(0, at) === 'postmaster' ? await postmasterInbox(deps) : undefined;
+  const hosted = domain !== '' && Boolean(await deps.store.domains.find(domain));
+  if (base === 'postmaster' || (hosted && base.slice(0, at) === 'postmaster')) {
+    const postmaster = await postmasterInbox(deps);
     if (postmaster) return postmaster;
-    throw reply.unknownUser();
   }
+  if (hosted || base === 'postmaster') throw reply.unknownUser();
   throw reply.relayDenied();
 }
 

@@ -61,7 +61,8 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     ...tlsOptions,
     maxClients: config.smtpMaxConnections,
     logger: false,
-    socketTimeout: 60_000,
+    // Idle timeout; never shorter than the command deadline, which is the one that matters.
+    socketTimeout: Math.max(60_000, config.smtpCommandTimeout * 1000),
     closeTimeout: 10_000,
 
     onConnect(session, callback) {

@@ -219,7 +219,7 @@ describe('recipient probing and postmaster', () => {
     const smtp = await openSmtp(server.mailroom.smtp.port);
     const result = await smtp.send(
       'remote-admin@example.com',
-      [`PostMaster@${domain}`, 'postmaster@SECOND.test'],
+      [`PostMaster@${domain}`, 'postmaster@SECOND.test', 'Postmaster'],
       rawMessage({
         from: 'remote-admin@example.com',
         to: `postmaster@${domain}`,
@@ -227,9 +227,9 @@ describe('recipient probing and postmaster', () => {
       }),
     );
     await smtp.close();
-    expect(result.rcpt.map((r) => r.code)).toEqual([250, 250]);
+    expect(result.rcpt.map((r) => r.code)).toEqual([250, 250, 250]);
     expect(result.data?.code).toBe(250);
-    // Both addresses lead to the bootstrap inbox: one copy.
+    // All three lead to the bootstrap inbox: one copy.
     expect((await subjectsOf(server)).filter((s) => s === 'To the postmaster')).toHaveLength(1);
   });
 });
