@@ -112,7 +112,7 @@ async function hostile() {
     '\n## Hostile: an ordinary sender (a message every 50 ms) and /healthz (every 100 ms), before and during an attack',
   );
   console.log(
-    'attack: the hostile MIME shapes in a loop, 40 parallel 24 MB messages, 60 slow-loris connections, an RCPT probe, a 400 MB chunked POST',
+    'attack: the hostile MIME shapes in a loop, 40 parallel 24 MB messages, 60 slow-loris connections (75 s), an RCPT probe, a 400 MB chunked POST',
   );
   const r = await runHostile();
   const row = (name: string, l: { p50: number; p99: number; samples: number }, failed: number) =>
