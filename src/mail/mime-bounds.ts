@@ -108,7 +108,7 @@ export function boundMime(raw: Buffer): BoundedMime {
       if (type.edit) type.edit.text = retypedText;
       else edits.push({ start: type.field.start, end: type.field.end, text: retypedText });
       retyped++;
-    } else if (/^\s*message\/(rfc822|global)\b/i.test(value)) {
+    } else if (/^\s*message\/(rfc822|global)\b/i.test(value) && !/base64|quoted-printable/.test(enc)) {
       inHeader = true; // the embedded message's own header block follows
     }
   };

@@ -355,3 +355,33 @@ describe('parseEmail: hostile shapes are bounded, nothing silently lost', () => 
     expect(mail.warnings.join(' ')).toMatch(/subject of \d+ characters cut to 998/);
   });
 });
+
+describe('parseEmail: bounding leaves ordinary large parts alone', () => {
+  it('keeps a 400 KB base64 message/rfc822 attachment byte for byte', async () => {
+    const inner = Buffer.from(
+      `From: x@example.com\r\nSubject: inner\r\n\r\n${'body line\r\n'.repeat(40_000)}`,
+    );
+    const raw = [
+      'From: a@example.com',
+      'Subject: forwarded',
+      'Content-Type: multipart/mixed; boundary="B"',
+      '',
+      '--B',
+      'Content-Type: text/plain',
+      '',
+      'see the attached message',
+      '--B',
+      'Content-Type: message/rfc822; name="inner.eml"',
+      'Content-Disposition: attachment; filename="inner.eml"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      inner.toString('base64').replace(/.{76}/g, '$&\r\n'),
+      '--B--',
+      '',
+    ].join('\r\n');
+    const mail = await parseEmail(Buffer.from(raw));
+    expect(mail.warnings).toEqual([]);
+    expect(mail.attachments).toHaveLength(1);
+    expect(mail.attachments[0]!.content.equals(inner)).toBe(true);
+  });
+});
