@@ -185,13 +185,31 @@ function withBuffer(a: ParsedAttachment): ParsedAttachment {
   return { ...a, content: Buffer.from(c.buffer, c.byteOffset, c.byteLength) };
 }
 
+/** Small and with few MIME parts: a few milliseconds at worst, since every parse step is linear. */
+const INLINE_MAX_BYTES = 32 * 1024;
+const INLINE_MAX_BOUNDARY_LINES = 8;
+
+/**
+ * Whether a message costs less to parse here than to hand to a thread and back (about 15% of
+ * ingest throughput on 2 cores). Its worst hostile shape at this size blocks the event loop
+ * about as long as a garbage collection; anything larger or with more parts goes to the pool.
+ */
+function parsesInline(raw: Buffer): boolean {
+  if (raw.length > INLINE_MAX_BYTES) return false;
+  let lines = 0;
+  for (let at = raw.indexOf('\n--'); at >= 0; at = raw.indexOf('\n--', at + 3)) {
+    if (++lines > INLINE_MAX_BOUNDARY_LINES) return false;
+  }
+  return true;
+}
+
 /**
  * Parses an inbound message: on a parse thread when there is a pool, inline otherwise. A parse
  * that fails there (past its deadline, or the thread died) falls back to a bounded reading of
  * the headers, so the message is still stored and its sender still gets 250.
  */
 export async function parseInbound(deps: MailboxDeps, raw: Buffer): Promise<ParsedEmail> {
-  if (!deps.parser) return parseEmail(raw);
+  if (!deps.parser || parsesInline(raw)) return parseEmail(raw);
   try {
     return await deps.parser.parse(raw);
   } catch (error) {
