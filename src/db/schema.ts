@@ -93,6 +93,8 @@ export interface MessagesTable {
   remote_uid: number | null;
   /** When it was moved to Trash (migration 003); NULL elsewhere. */
   trashed_at: string | null;
+  /** JSON: the whole count of each address list cut to its first entries (migration 008); NULL when none was. */
+  address_totals: string | null;
 }
 
 export interface MessageRawTable {

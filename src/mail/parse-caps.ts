@@ -32,8 +32,10 @@ export function capParsed(email: ParsedEmail, totals: ReadonlyMap<string, number
   for (const [key, header] of ADDRESS_HEADERS) {
     const list = email[key];
     const total = Math.max(list.length, totals.get(header.toLowerCase()) ?? 0);
-    if (total > MAX_ADDRESSES)
+    if (total > MAX_ADDRESSES) {
       email.warnings.push(`${header}: ${total} addresses, only the first ${MAX_ADDRESSES} kept`);
+      email.addressTotals = { ...email.addressTotals, [key]: total };
+    }
     email[key] = list.slice(0, MAX_ADDRESSES).map(capAddress);
   }
   if (email.from) email.from = capAddress(email.from);

@@ -20,6 +20,8 @@ export interface ParsedAttachment {
   content: Buffer;
 }
 
+export type AddressTotals = Partial<Record<'to' | 'cc' | 'bcc' | 'replyTo', number>>;
+
 export interface ParsedEmail {
   /** In angle brackets. Synthesised (`<generated-...@mailroom.invalid>`-style, deterministic from the raw bytes) when absent. */
   messageId: string;
@@ -44,6 +46,8 @@ export interface ParsedEmail {
   attachments: ParsedAttachment[];
   /** Lower-cased header names to their (first) decoded value, for the few we need later (e.g. list-id, auto-submitted). */
   headers: Record<string, string>;
+  /** The whole count of each address list that was cut to its first entries; absent when none was. */
+  addressTotals?: AddressTotals;
   /** Problems found while parsing (broken MIME, unknown charset, bad base64...). Never thrown. */
   warnings: string[];
 }

@@ -1,3 +1,4 @@
+import type { AddressTotals } from '../mail/types.js';
 import type { AttachmentRow, LabelRef, ListedMessageRow, MessageRow } from '../store/messages.js';
 
 export interface AttachmentView {
@@ -41,6 +42,8 @@ export interface EmailView {
   references: string[];
   authResults: unknown;
   delivery?: DeliveryView[];
+  /** Only when an address list was cut to its first entries: the whole count of each cut list. */
+  addressTotals?: AddressTotals;
 }
 
 export const LIST_TEXT_LIMIT = 500;
@@ -97,6 +100,7 @@ export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext
   };
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
+  if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as AddressTotals;
   if (ctx.mode === 'full' && 'html' in row) {
     view.html = row.html;
   } else if (row.text.length > LIST_TEXT_LIMIT) {

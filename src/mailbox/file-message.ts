@@ -88,6 +88,7 @@ export function fileMessage(store: Store, input: FileInput): MessageRow {
     delivery: input.delivery ? JSON.stringify(input.delivery) : null,
     remote_uid: null,
     trashed_at: null,
+    address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
   };
   const id = store.messages.insert(
     row,

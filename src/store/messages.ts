@@ -37,6 +37,7 @@ const LIST_COLUMNS = [
   'delivery',
   'remote_uid',
   'trashed_at',
+  'address_totals',
 ] as const;
 export type ListedMessageRow = Omit<MessageRow, 'html'>;
 

@@ -41,6 +41,18 @@ export const Email = z
     references: z.array(z.string()),
     authResults: z.unknown(),
     delivery: z.array(z.object({ recipient: z.string(), status: z.string() })).optional(),
+    addressTotals: z
+      .object({
+        to: z.number().int().optional(),
+        cc: z.number().int().optional(),
+        bcc: z.number().int().optional(),
+        replyTo: z.number().int().optional(),
+      })
+      .optional()
+      .openapi({
+        description:
+          'Only when an address list was longer than the 100 entries kept: the whole count of each such list',
+      }),
   })
   .openapi('Email');
 

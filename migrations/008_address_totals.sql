@@ -1,0 +1,4 @@
+-- A message's address lists are stored cut to their first 100 entries (a To: of a million
+-- addresses must not make every list page huge). address_totals keeps, as JSON, the whole count
+-- of each list that was cut ({"to": 200000}); NULL when nothing was.
+ALTER TABLE messages ADD COLUMN address_totals TEXT;
