@@ -11,7 +11,10 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 WORKDIR /app
+# Fewer malloc arenas: memory the parse and ingest threads freed is reused and returned
+# (about 100 MB less RSS after large messages, measured; see docs/decisions.md).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     MAILROOM_HOST=0.0.0.0 \
     MAILROOM_DATA_DIR=/data \
     MAILROOM_HTTP_PORT=3000 \

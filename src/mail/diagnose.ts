@@ -1,5 +1,5 @@
 import libmime from 'libmime';
-import { boundaryOf, linesOf, multipartBoundary } from './mime-lines.js';
+import { boundaryOf, linesOfBytes, multipartBoundary } from './mime-lines.js';
 
 /** Past this many distinct charsets a message is not asked about more (each check builds a decoder). */
 const MAX_CHARSETS_CHECKED = 50;
@@ -57,7 +57,7 @@ export function diagnose(raw: Buffer): string[] {
     base64 = null;
   };
 
-  for (const { text: line } of linesOf(raw.toString('latin1'))) {
+  for (const { text: line } of linesOfBytes(raw)) {
     if (contentType !== null && /^[ \t]/.test(line)) {
       contentType += ` ${line}`;
       continue;

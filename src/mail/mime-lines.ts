@@ -5,17 +5,43 @@ export interface Line {
   next: number;
 }
 
-/** Walks the lines of a latin1 string without building an array of them: one pass, linear. */
-export function* linesOf(source: string): Generator<Line> {
+interface Source {
+  length: number;
+  newlineFrom(at: number): number;
+  isCr(at: number): boolean;
+  text(start: number, end: number): string;
+}
+
+function* walk(source: Source): Generator<Line> {
   let start = 0;
   while (start < source.length) {
-    let end = source.indexOf('\n', start);
+    let end = source.newlineFrom(start);
     const next = end < 0 ? source.length : end + 1;
     if (end < 0) end = source.length;
-    const text = source.slice(start, end > start && source[end - 1] === '\r' ? end - 1 : end);
+    const text = source.text(start, end > start && source.isCr(end - 1) ? end - 1 : end);
     yield { text, start, next };
     start = next;
   }
+}
+
+/** Walks the lines of a latin1 string without building an array of them: one pass, linear. */
+export function linesOf(source: string): Generator<Line> {
+  return walk({
+    length: source.length,
+    newlineFrom: (at) => source.indexOf('\n', at),
+    isCr: (at) => source[at] === '\r',
+    text: (start, end) => source.slice(start, end),
+  });
+}
+
+/** linesOf for bytes, read as latin1 one line at a time: no string of the whole message is made. */
+export function linesOfBytes(source: Buffer): Generator<Line> {
+  return walk({
+    length: source.length,
+    newlineFrom: (at) => source.indexOf(0x0a, at),
+    isCr: (at) => source[at] === 0x0d,
+    text: (start, end) => source.toString('latin1', start, end),
+  });
 }
 
 /** The marker of a `--marker` or `--marker--` line when it is one of `markers`, else null. */

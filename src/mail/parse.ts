@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import type { AddressObject, Attachment, HeaderValue, ParsedMail, SimpleParserOptions } from 'mailparser';
+import type { AddressObject, HeaderValue, Headers, SimpleParserOptions } from 'mailparser';
 import libmime from 'libmime';
 import mime from 'mime-types';
 import { lowerDomain, parseAddressList } from './addresses.js';
+import { collectMail } from './collect-mail.js';
+import type { CollectedAttachment, KeepContent } from './collect-mail.js';
 import { diagnose } from './diagnose.js';
 import { boundMime, MAX_MIME_PARTS, ORIGINAL_TYPE_PARAM } from './mime-bounds.js';
 import { capParsed } from './parse-caps.js';
@@ -96,7 +98,7 @@ function addressText(value: HeaderValue | undefined): string | null {
   return typeof text === 'string' ? text : null;
 }
 
-function headersOf(lines: readonly HeaderLine[], parsed?: ParsedMail['headers']): Record<string, string> {
+function headersOf(lines: readonly HeaderLine[], parsed?: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   for (const { key } of lines) {
     if (!KEPT_HEADERS.has(key) || key in out) continue;
@@ -125,21 +127,21 @@ function safeFilename(name: string | undefined): string {
 }
 
 /** The type a part was sent with, when boundMime had to retype it to keep it. */
-function originalType(a: Attachment): string | undefined {
+function originalType(a: CollectedAttachment): string | undefined {
   const header = a.headers?.get('content-type');
   const params = header && typeof header === 'object' && 'params' in header ? header.params : undefined;
   return (params as Record<string, string | undefined> | undefined)?.[ORIGINAL_TYPE_PARAM];
 }
 
-function toAttachment(a: Attachment, index: number): ParsedAttachment {
+function toAttachment(a: CollectedAttachment, index: number): ParsedAttachment {
   const n = index + 1;
   const contentType = (originalType(a) || a.contentType || 'application/octet-stream').toLowerCase();
-  const content = Buffer.isBuffer(a.content) ? a.content : Buffer.alloc(0);
+  const content = a.content ?? Buffer.alloc(0);
   const ext = mime.extension(contentType);
   const filename = safeFilename(a.filename) || `attachment-${n}${ext ? `.${ext}` : ''}`;
   const contentId = a.cid || a.contentId?.replace(/^<|>$/g, '') || null;
   const inline = contentId !== null && (a.contentDisposition === 'inline' || a.related === true);
-  return { id: `a${n}`, filename, contentType, size: content.length, contentId, inline, content };
+  return { id: `a${n}`, filename, contentType, size: a.size, contentId, inline, content };
 }
 
 async function htmlToText(html: string, warnings: string[]): Promise<string> {
@@ -165,9 +167,18 @@ function commonFields(lines: readonly HeaderLine[], raw: Buffer, warnings: strin
   return { ...messageIdOf(lines, raw), ...threadingOf(lines), date: dateOf(lines, warnings) };
 }
 
-async function parseWithMailparser(raw: Buffer, original: Buffer, warnings: string[]): Promise<ParsedEmail> {
-  const mail = await simpleParser(raw, PARSER_OPTIONS);
-  const lines: readonly HeaderLine[] = mail.headerLines ?? [];
+const addressHeader = (headers: Headers, key: string) =>
+  headers.get(key) as AddressObject | AddressObject[] | undefined;
+
+async function parseWithMailparser(
+  raw: Buffer,
+  original: Buffer,
+  warnings: string[],
+  keep: KeepContent,
+): Promise<ParsedEmail> {
+  const mail = await collectMail(raw, PARSER_OPTIONS, keep);
+  const lines: readonly HeaderLine[] = mail.headerLines;
+  const subject = mail.headers.get('subject');
   const html = typeof mail.html === 'string' ? mail.html : '';
   let text = toLf(mail.text ?? '');
   if (mail.textConversionError) warnings.push(`html to text failed: ${errorText(mail.textConversionError)}`);
@@ -178,12 +189,12 @@ async function parseWithMailparser(raw: Buffer, original: Buffer, warnings: stri
   }
   return {
     ...commonFields(lines, original, warnings),
-    from: fromAddressObjects(mail.from)[0] ?? null,
-    to: fromAddressObjects(mail.to),
-    cc: fromAddressObjects(mail.cc),
-    bcc: fromAddressObjects(mail.bcc),
-    replyTo: fromAddressObjects(mail.replyTo),
-    subject: (mail.subject ?? '').trim(),
+    from: fromAddressObjects(addressHeader(mail.headers, 'from'))[0] ?? null,
+    to: fromAddressObjects(addressHeader(mail.headers, 'to')),
+    cc: fromAddressObjects(addressHeader(mail.headers, 'cc')),
+    bcc: fromAddressObjects(addressHeader(mail.headers, 'bcc')),
+    replyTo: fromAddressObjects(addressHeader(mail.headers, 'reply-to')),
+    subject: (typeof subject === 'string' ? subject : '').trim(),
     text,
     html,
     attachments: mail.attachments.map(toAttachment),
@@ -256,8 +267,22 @@ function asBuffer(raw: Buffer): Buffer {
   return (raw as unknown) instanceof Uint8Array ? Buffer.from(raw) : Buffer.alloc(0);
 }
 
+export interface ParseOptions {
+  /**
+   * Attachments whose bytes are read into `content`: all (the default), none, or the one with
+   * this id. The others get an empty `content`; every `size` is exact either way.
+   */
+  content?: 'all' | 'none' | { only: string };
+}
+
+function keepContent(content: ParseOptions['content'] = 'all'): KeepContent {
+  if (content === 'all') return () => true;
+  if (content === 'none') return () => false;
+  return (index) => `a${index + 1}` === content.only;
+}
+
 /** Reads a raw RFC 5322 message. Never throws: what cannot be read is left empty and noted in `warnings`. */
-export async function parseEmail(raw: Buffer): Promise<ParsedEmail> {
+export async function parseEmail(raw: Buffer, options: ParseOptions = {}): Promise<ParsedEmail> {
   const input = asBuffer(raw);
   const warnings: string[] = [];
   if (input.length === 0) warnings.push('empty message');
@@ -265,7 +290,7 @@ export async function parseEmail(raw: Buffer): Promise<ParsedEmail> {
   warnings.push(...bounded.warnings);
   let result: ParsedEmail;
   try {
-    result = await parseWithMailparser(bounded.input, input, warnings);
+    result = await parseWithMailparser(bounded.input, input, warnings, keepContent(options.content));
   } catch (err) {
     warnings.push(`MIME parsing failed (${errorText(err)}); only the headers were read`);
     result = headersOnlyOrEmpty(bounded.input, input, warnings);

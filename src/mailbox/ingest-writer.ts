@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import { startThread } from './thread-start.js';
+import { transferList } from './transfer-list.js';
 
 export interface IngestJob {
   id: number;
@@ -39,11 +40,12 @@ export class IngestWriter {
     this.worker = this.spawn();
   }
 
+  /** `job.raw` moves to the thread when it owns its memory (no copy): the caller must not read it after. */
   submit(job: Omit<IngestJob, 'id'>): Promise<Extract<IngestReply, { filed: unknown }>> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...job, id });
+      this.worker.postMessage({ ...job, id }, transferList(job.raw));
     });
   }
 

@@ -209,7 +209,7 @@ function parsesInline(raw: Buffer): boolean {
  * the headers, so the message is still stored and its sender still gets 250.
  */
 export async function parseInbound(deps: MailboxDeps, raw: Buffer): Promise<ParsedEmail> {
-  if (!deps.parser || parsesInline(raw)) return parseEmail(raw);
+  if (!deps.parser || parsesInline(raw)) return parseEmail(raw, { content: 'none' });
   try {
     return await deps.parser.parse(raw);
   } catch (error) {
@@ -228,7 +228,10 @@ export async function parseAttachment(
   raw: Buffer,
   attachmentId: string,
 ): Promise<ParsedAttachment | null> {
-  if (!deps.parser) return (await parseEmail(raw)).attachments.find((a) => a.id === attachmentId) ?? null;
+  if (!deps.parser) {
+    const parsed = await parseEmail(raw, { content: { only: attachmentId } });
+    return parsed.attachments.find((a) => a.id === attachmentId) ?? null;
+  }
   try {
     return await deps.parser.attachment(raw, attachmentId);
   } catch (error) {

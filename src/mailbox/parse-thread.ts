@@ -15,13 +15,13 @@ port.postMessage('ready');
 
 async function answer(job: ParseJob): Promise<ParseReply> {
   try {
-    const parsed = await parseEmail(Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength));
+    const raw = Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength);
     if (job.attachmentId !== undefined) {
+      const parsed = await parseEmail(raw, { content: { only: job.attachmentId } });
       return { id: job.id, attachment: parsed.attachments.find((a) => a.id === job.attachmentId) ?? null };
     }
     // The caller stores the raw message and needs only the attachments' metadata.
-    const attachments = parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) }));
-    return { id: job.id, parsed: { ...parsed, attachments } };
+    return { id: job.id, parsed: await parseEmail(raw, { content: 'none' }) };
   } catch (error) {
     return { id: job.id, error: error instanceof Error ? error.message : String(error) };
   }

@@ -6,6 +6,7 @@ import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import { parseInbound } from './parse-pool.js';
 
 export interface InboundMessage {
+  /** Handed over: receiveMessage may move it to the ingest thread, so it is not read after. */
   raw: Buffer;
   /** Distinct local inboxes; the message is stored once for each. */
   inboxes: InboxRow[];
