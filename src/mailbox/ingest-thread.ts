@@ -11,6 +11,7 @@ import type { EventRow } from '../store/events.js';
 import { createStore } from '../store/index.js';
 import type { IngestJob, IngestReply } from './ingest-writer.js';
 import { fileForEach } from './receive.js';
+import { releaseAfterLarge } from './release-large.js';
 
 const config = workerData as Config;
 if (!config.secret) throw new Error('the ingest thread starts after MAILROOM_SECRET is loaded');
@@ -33,7 +34,10 @@ port.on('message', (message: IngestJob | 'close') => {
   deps.store.groupCommit
     .submit(() => fileOne(message))
     .then(
-      (reply) => port.postMessage(reply),
+      (reply) => {
+        port.postMessage(reply);
+        releaseAfterLarge(message.raw.byteLength);
+      },
       (error: Error) => port.postMessage({ id: message.id, error: error.message } satisfies IngestReply),
     );
 });

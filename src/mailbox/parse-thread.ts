@@ -5,11 +5,15 @@
 import { parentPort } from 'node:worker_threads';
 import { parseEmail } from '../mail/parse.js';
 import type { ParseJob, ParseReply } from './parse-pool.js';
+import { releaseAfterLarge } from './release-large.js';
 
 const port = parentPort!;
 
 port.on('message', (job: ParseJob) => {
-  void answer(job).then((reply) => port.postMessage(reply));
+  void answer(job).then((reply) => {
+    port.postMessage(reply);
+    releaseAfterLarge(job.raw.byteLength);
+  });
 });
 port.postMessage('ready');
 

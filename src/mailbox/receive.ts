@@ -2,6 +2,7 @@ import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { MailboxDeps } from './deps.js';
+import { releaseAfterLarge } from './release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import { parseInbound } from './parse-pool.js';
 
@@ -26,6 +27,16 @@ export interface Filed {
  * after the commit that holds every copy and its `email.received` event.
  */
 export async function receiveMessage(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
+  // Read before the raw message may move to the ingest thread.
+  const size = message.raw.length;
+  try {
+    return await fileReceived(deps, message);
+  } finally {
+    releaseAfterLarge(size);
+  }
+}
+
+async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
   const parsed = await parseInbound(deps, message.raw);
   if (deps.ingest) {
     const reply = await deps.ingest.submit({
