@@ -39,19 +39,33 @@ export function sendError(c: Context, code: HttpErrorCode, message: string, deta
 }
 
 export function zodDetails(error: ZodError, prefix = ''): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || prefix || '(body)',
-    message: issue.message,
-  }));
+  const pathOf = (segments: PropertyKey[]) =>
+    [prefix, ...segments.map(String)].filter(Boolean).join('.') || prefix || '(body)';
+  return error.issues.flatMap((issue) => {
+    // One detail per unknown field, its line of the message (see requestErrorMap).
+    if (issue.code === 'unrecognized_keys') {
+      const lines = issue.message.split('\n');
+      return issue.keys.map((key, i) => ({
+        path: pathOf([...issue.path, key]),
+        message: lines.length === issue.keys.length ? lines[i]! : `unknown field ${JSON.stringify(key)}`,
+      }));
+    }
+    return [{ path: pathOf(issue.path), message: issue.message }];
+  });
 }
 
 export function sendValidationError(c: Context, error: ZodError, prefix = '') {
-  const details = zodDetails(error, prefix);
+  return sendValidationDetails(c, zodDetails(error, prefix));
+}
+
+/** One 400 for every problem of a request; the message names the first and counts the rest. */
+export function sendValidationDetails(c: Context, details: ErrorDetail[]) {
   const first = details[0];
+  const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
   return sendError(
     c,
     'validation_error',
-    first ? `${first.path}: ${first.message}` : 'invalid request',
+    first ? `${first.path}: ${first.message}${more}` : 'invalid request',
     details,
   );
 }

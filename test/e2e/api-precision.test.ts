@@ -2,6 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
+interface SchemaLike {
+  $ref?: string;
+  additionalProperties?: unknown;
+}
+interface OperationLike {
+  requestBody?: { content?: Record<string, { schema?: SchemaLike }> };
+}
+
 /** Every /api/v1 route that takes a JSON body (issue 11). */
 const JSON_ROUTES: [method: string, path: string][] = [
   ['POST', '/emails/send'],
@@ -41,5 +49,106 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
       });
       expect(json.error.message).toMatch(/JSON/);
     }
+  });
+
+  it('refuses an unknown body field, naming it and the field meant', async () => {
+    const res = await server.api('/emails/send', {
+      body: { from: server.inbox, to: 'a@example.com', subject: 'Hi', body: 'Hello' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('validation_error');
+    expect(res.json.error.details[0]).toEqual({
+      path: 'body',
+      message: 'unknown field "body"; did you mean "text"?',
+    });
+    expect(res.json.error.message).toMatch(/^body: unknown field "body"; did you mean "text"\?/);
+    // The message would have gone out empty: that is said too.
+    expect(res.json.error.details.map((d: { path: string }) => d.path)).toEqual(['body', 'text', 'html']);
+  });
+
+  it('suggests by spelling and case style, names nested unknown fields, and stays quiet when nothing is close', async () => {
+    const res = await server.api('/emails/send', {
+      body: {
+        from: server.inbox,
+        to: 'a@example.com',
+        subject: 'Hi',
+        text: 'x',
+        reply_to: 'b@example.com',
+        subjct: 'typo',
+        zzz: 1,
+        attachments: [{ filename: 'a.txt', content: 'eA==', mimeType: 'text/plain' }],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual(
+      expect.arrayContaining([
+        { path: 'reply_to', message: 'unknown field "reply_to"; did you mean "replyTo"?' },
+        { path: 'subjct', message: 'unknown field "subjct"; did you mean "subject"?' },
+        { path: 'zzz', message: 'unknown field "zzz"' },
+        { path: 'attachments.0.mimeType', message: expect.stringMatching(/^unknown field "mimeType"/) },
+      ]),
+    );
+    expect(res.json.error.details).toHaveLength(4);
+  });
+
+  it('refuses unknown fields on every kind of body (labels, webhooks, PATCH email)', async () => {
+    const label = await server.api('/labels', { body: { name: 'X', colour: '#112233' } });
+    expect(label.json.error.details).toEqual([
+      { path: 'colour', message: 'unknown field "colour"; did you mean "color"?' },
+    ]);
+    const hook = await server.api('/webhooks', {
+      body: { url: 'https://example.com/h', events: ['email.received'], event: 'x' },
+    });
+    expect(hook.json.error.details[0].path).toBe('event');
+    const patch = await server.api(`/emails/1?account=${server.inbox}`, {
+      method: 'PATCH',
+      body: { action: 'read', flag: true },
+    });
+    expect(patch.status).toBe(400);
+    expect(patch.json.error.details[0].path).toBe('flag');
+  });
+
+  it('refuses a send with neither text, html nor attachments, and a reply with empty text', async () => {
+    const send = await server.api('/emails/send', {
+      body: { from: server.inbox, to: server.inbox, subject: 'Nothing' },
+    });
+    expect(send.status).toBe(400);
+    expect(send.json.error.details.map((d: { path: string }) => d.path)).toEqual(['text', 'html']);
+    const withFile = await server.api('/emails/send', {
+      body: {
+        from: server.inbox,
+        to: server.inbox,
+        subject: 'Only a file',
+        attachments: [{ filename: 'a.txt', content: 'eA==' }],
+      },
+    });
+    expect(withFile.status).toBe(200);
+    const uid = withFile.json.data.uid as number;
+    const reply = await server.api(`/emails/${uid}/reply?account=${server.inbox}&folder=Sent`, {
+      body: { text: '' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.json.error.details[0]).toEqual({
+      path: 'text',
+      message: 'a reply needs a non-empty text or html',
+    });
+  });
+
+  it('says additionalProperties false on request bodies in the OpenAPI document', async () => {
+    const doc = (await server.api('/api/v1/openapi.json', { key: null })).json;
+    const bodies: [string, string][] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, OperationLike>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const schema = op.requestBody?.content?.['application/json']?.schema;
+        if (!schema) continue;
+        const named: SchemaLike = schema.$ref
+          ? doc.components.schemas[schema.$ref.split('/').pop()!]
+          : schema;
+        bodies.push([`${method} ${path}`, String(named.additionalProperties)]);
+      }
+    }
+    expect(bodies).toHaveLength(JSON_ROUTES.length);
+    expect(bodies.filter(([, closed]) => closed !== 'false')).toEqual([]);
+    expect(doc.components.schemas.AttachmentInput.additionalProperties).toBe(false);
   });
 });

@@ -23,7 +23,7 @@ export const DeleteEmailQuery = z.object({
 const actionList = EMAIL_ACTIONS.join(', ');
 
 export const UpdateEmailBody = z
-  .object({
+  .strictObject({
     action: z
       .enum(EMAIL_ACTIONS, {
         error: (issue) =>
@@ -58,7 +58,7 @@ export const DeleteEmailResult = z
   })
   .openapi('DeleteEmailResult');
 
-export const ApplyLabelsBody = z.object({
+export const ApplyLabelsBody = z.strictObject({
   labels: z
     .array(labelRef, { error: 'labels must be an array of label ids or names' })
     .min(1, 'labels must name at least one label')
@@ -74,7 +74,7 @@ export const EmailLabelParams = z.object({
   labelId: labelRef.openapi({ param: { name: 'labelId', in: 'path' } }),
 });
 
-export const CreateFolderBody = z.object({
+export const CreateFolderBody = z.strictObject({
   name: z
     .string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') })
     .superRefine((value, ctx) => {
