@@ -26,9 +26,24 @@ export function requestErrorMap(part: RequestPart): z.core.$ZodErrorMap {
       const fields = shape ? Object.keys(shape) : [];
       return issue.keys.map((key) => unknownFieldMessage(key, fields)).join('\n');
     }
-    if (issue.code === 'invalid_type' && name !== undefined) {
-      if (issue.input === undefined) return `${name} is required (in ${PART_NAMES[part]})`;
+    if (name === undefined) return undefined;
+    if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) {
+      return `${name} is required (in ${PART_NAMES[part]})`;
+    }
+    if (issue.code === 'invalid_type') {
       return `${name} must be ${article(issue.expected)}, not ${describe(issue.input)}`;
+    }
+    if (issue.code === 'invalid_union') {
+      const kinds = new Set(
+        issue.errors.flat().flatMap((sub) => (sub.code === 'invalid_type' ? [sub.expected] : [])),
+      );
+      if (
+        kinds.size > 0 &&
+        !kinds.has(typeof issue.input) &&
+        !(Array.isArray(issue.input) && kinds.has('array'))
+      ) {
+        return `${name} must be ${[...kinds].map(article).join(' or ')}, not ${describe(issue.input)}`;
+      }
     }
     return undefined;
   };

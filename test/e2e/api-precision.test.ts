@@ -151,4 +151,24 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
     expect(bodies.filter(([, closed]) => closed !== 'false')).toEqual([]);
     expect(doc.components.schemas.AttachmentInput.additionalProperties).toBe(false);
   });
+
+  it('says a missing field is required, and where it was looked for', async () => {
+    const list = await server.api('/emails');
+    expect(list.status).toBe(400);
+    expect(list.json.error.details).toEqual([
+      { path: 'account', message: 'account is required (in the query string)' },
+    ]);
+    const send = await server.api('/emails/send', { body: { from: server.inbox, subject: 's', text: 't' } });
+    expect(send.json.error.details).toEqual([{ path: 'to', message: 'to is required (in the JSON body)' }]);
+    const wrongType = await server.api('/labels', { body: { name: 42 } });
+    expect(wrongType.json.error.details[0].message).not.toMatch(/Invalid input/);
+  });
+
+  it('reports the problems of the path, the query and the body together in one 400', async () => {
+    const res = await server.api('/emails/abc/reply?limit=x', { body: { txt: 'hi' } });
+    expect(res.status).toBe(400);
+    const paths = res.json.error.details.map((d: { path: string }) => d.path);
+    expect(paths).toEqual(expect.arrayContaining(['path.id', 'account', 'txt']));
+    expect(res.json.error.message).toMatch(/and \d+ more: see details/);
+  });
 });
