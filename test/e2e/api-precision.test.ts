@@ -171,4 +171,80 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
     expect(paths).toEqual(expect.arrayContaining(['path.id', 'account', 'txt']));
     expect(res.json.error.message).toMatch(/and \d+ more: see details/);
   });
+
+  describe('account in the query or the JSON body (contract 13)', () => {
+    /** The routes that take `account` and a JSON body, each with a body that would succeed. */
+    const accountRoutes = (uid: number, draft: number): [string, string, object][] => [
+      ['POST', `/emails/${uid}/reply`, { text: 'ok' }],
+      ['POST', `/emails/${uid}/forward`, { to: 'fwd@example.com' }],
+      ['PATCH', `/emails/${uid}`, { action: 'flag' }],
+      ['POST', `/emails/${uid}/labels`, { labels: ['Seen-it'] }],
+      ['POST', '/folders', { name: `Folder-${uid}-${draft}` }],
+      ['POST', '/emails/drafts', { text: 'draft' }],
+      ['PUT', `/emails/drafts/${draft}`, { subject: 'changed' }],
+      ['POST', `/emails/drafts/${draft}/send`, {}],
+    ];
+
+    async function fixtures() {
+      const sent = await server.api('/emails/send', {
+        body: { from: server.inbox, to: server.inbox, subject: 'Original', text: 'hello' },
+      });
+      const draft = await server.api('/emails/drafts', {
+        body: { account: server.inbox, to: 'x@example.com', subject: 'D', text: 'd' },
+      });
+      return { uid: sent.json.data.uid as number, draft: draft.json.data.draft.uid as number };
+    }
+
+    it('refuses a query and a body account that differ, on every route that takes one, sending nothing', async () => {
+      const other = server.addUser('precision-other');
+      const { uid, draft } = await fixtures();
+      const sentBefore = (await server.api(`/emails?account=${server.inbox}&folder=Sent`)).json.data.emails
+        .length;
+      for (const [method, path, body] of accountRoutes(uid, draft)) {
+        const res = await server.api(`${path}?account=${server.inbox}&folder=Sent`, {
+          method,
+          body: { ...body, account: other.inbox },
+        });
+        expect({ route: `${method} ${path}`, status: res.status }).toEqual({
+          route: `${method} ${path}`,
+          status: 400,
+        });
+        expect(res.json.error.details[0].path).toBe('account');
+        expect(res.json.error.details[0].message).toMatch(/differ/);
+      }
+      const sentAfter = (await server.api(`/emails?account=${server.inbox}&folder=Sent`)).json.data.emails
+        .length;
+      expect(sentAfter).toBe(sentBefore);
+    });
+
+    it('takes account from the body alone, or the query alone, on every route that takes one', async () => {
+      await server.api('/labels', { body: { name: 'Seen-it' } });
+      for (const where of ['body', 'query'] as const) {
+        const { uid, draft } = await fixtures();
+        for (const [method, path, body] of accountRoutes(uid, draft)) {
+          const folder = path.startsWith('/emails/') && !path.includes('drafts') ? 'folder=Sent' : '';
+          const query = [where === 'query' ? `account=${server.inbox}` : '', folder]
+            .filter(Boolean)
+            .join('&');
+          const res = await server.api(`${path}${query ? `?${query}` : ''}`, {
+            method,
+            body: where === 'body' ? { ...body, account: server.inbox } : body,
+          });
+          expect({ route: `${where} ${method} ${path}`, error: res.json.error }).toEqual({
+            route: `${where} ${method} ${path}`,
+            error: undefined,
+          });
+          expect([200, 201]).toContain(res.status);
+        }
+      }
+    });
+
+    it('says account is required in either place when it is in neither', async () => {
+      const res = await server.api('/emails/1/reply', { body: { text: 'hi' } });
+      expect(res.status).toBe(400);
+      expect(res.json.error.details).toEqual([
+        { path: 'account', message: 'account is required (in the query string or the JSON body)' },
+      ]);
+    });
+  });
 });

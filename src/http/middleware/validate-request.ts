@@ -55,7 +55,14 @@ export function validateRequest(request: RouteConfig['request']): MiddlewareHand
       const result = await schema.safeParseAsync(inputs[part], { error: requestErrorMap(part) });
       if (!result.success) details.push(...zodDetails(result.error, part === 'path' ? 'path' : ''));
     }
+    const account = accountOf(parts, inputs);
+    if (account.problem) {
+      // Said once, here, rather than also by a schema that requires it in one place.
+      const others = details.filter((detail) => detail.path !== 'account');
+      details.splice(0, details.length, account.problem, ...others);
+    }
     if (details.length > 0) return sendValidationDetails(c, details);
+    if (account.value !== undefined) c.set('account', account.value);
     return next();
   };
 }
@@ -73,4 +80,40 @@ export function validateWholeRequests<A extends OpenAPIHono<AppEnv>>(app: A): A 
     );
   }) as A['openapi'];
   return app;
+}
+
+const PLACE: Record<'query' | 'body', string> = { query: 'the query string', body: 'the JSON body' };
+
+function declaresAccount(schema: Schema | undefined): boolean {
+  const shape = (schema as { shape?: object } | undefined)?.shape;
+  return shape !== undefined && 'account' in shape;
+}
+
+/**
+ * Contract 13, in one place: `account` may be given in the query or in the JSON body of a route
+ * that declares it in either; it is required in one of them, and two given must agree.
+ */
+function accountOf(
+  parts: Parts,
+  inputs: Record<RequestPart, unknown>,
+): { value?: string; problem?: ErrorDetail } {
+  const places = (['query', 'body'] as const).filter((part) => declaresAccount(parts[part]));
+  if (places.length === 0) return {};
+  const given = places.flatMap((part) => {
+    const value = (inputs[part] as { account?: unknown } | undefined)?.account;
+    return value === undefined ? [] : [{ part, value }];
+  });
+  const [first, second] = given;
+  if (!first) {
+    const where = places.map((part) => PLACE[part]).join(' or ');
+    return { problem: { path: 'account', message: `account is required (in ${where})` } };
+  }
+  if (second && second.value !== first.value && typeof second.value === 'string') {
+    const message =
+      `account is given twice and the two differ: ${JSON.stringify(first.value)} in the query, ` +
+      `${JSON.stringify(second.value)} in the body; give it once, or the same in both`;
+    return { problem: { path: 'account', message } };
+  }
+  // A value of the wrong type is the schema's to report.
+  return typeof first.value === 'string' ? { value: first.value } : {};
 }

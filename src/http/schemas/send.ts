@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { Attachment } from './emails.js';
-import { account } from './common.js';
+import { account, accountEither } from './common.js';
 
 const address = z.string().min(1).max(998);
 
@@ -63,6 +63,7 @@ export const SendBody = z
 /** Source 7: a reply needs text or html (an empty string is none); the 400 names both fields. */
 export const ReplyBody = z
   .strictObject({
+    account: accountEither,
     text: text.optional(),
     html: html.optional(),
     replyAll: z.boolean().optional().openapi({ default: false }),
@@ -82,6 +83,7 @@ export const ReplyBody = z
 
 export const ForwardBody = z
   .strictObject({
+    account: accountEither,
     to: RequiredAddressList,
     cc: AddressList.optional(),
     bcc: AddressList.optional(),
@@ -92,7 +94,7 @@ export const ForwardBody = z
   .openapi('ForwardEmail');
 
 export const SourceQuery = z.object({
-  account,
+  account: accountEither,
   folder: z.string().min(1).optional().openapi({ description: 'folder of the original', example: 'INBOX' }),
 });
 
@@ -113,9 +115,13 @@ const draftFields = {
     .openapi({ description: 'uid of the message this draft answers; null clears it' }),
 };
 
-export const CreateDraftBody = z.strictObject({ account, ...draftFields }).openapi('CreateDraft');
-export const UpdateDraftBody = z.strictObject({ account, ...draftFields }).openapi('UpdateDraft');
-export const SendDraftBody = z.strictObject({ account }).openapi('SendDraft');
+export const CreateDraftBody = z
+  .strictObject({ account: accountEither, ...draftFields })
+  .openapi('CreateDraft');
+export const UpdateDraftBody = z
+  .strictObject({ account: accountEither, ...draftFields })
+  .openapi('UpdateDraft');
+export const SendDraftBody = z.strictObject({ account: accountEither }).openapi('SendDraft');
 export const DraftAccountQuery = z.object({ account });
 
 export const DraftUidParam = z.object({
