@@ -35,7 +35,8 @@ export function listEmails(
   let labelId: string | undefined;
   if (query.label !== undefined) {
     const label = deps.store.labels.resolve(userId, query.label);
-    if (!label) return { emails: [], nextCursor: null };
+    // As an unknown folder is: a misspelt label must not read as "no mail".
+    if (!label) throw new NotFound(`no label ${JSON.stringify(query.label)}`);
     labelId = label.id;
   }
   const rows = deps.store.messages.list({

@@ -247,4 +247,45 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
       ]);
     });
   });
+
+  describe('the smaller ones (item 6)', () => {
+    it('serves /docs/ with a trailing slash as /docs', async () => {
+      const res = await fetch(`${server.baseUrl}/docs/`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('/api/v1/openapi.json');
+    });
+
+    it('answers label=NoSuchLabel on a list with 404, as an unknown folder', async () => {
+      const res = await server.api(`/emails?account=${server.inbox}&label=NoSuchLabel`);
+      expect(res.status).toBe(404);
+      expect(res.json.error.message).toContain('NoSuchLabel');
+    });
+
+    it('takes Junk as the name of the Spam folder', async () => {
+      const sent = await server.api('/emails/send', {
+        body: { from: server.inbox, to: server.inbox, subject: 'Junk test', text: 'x' },
+      });
+      const uid = sent.json.data.uid as number;
+      const moved = await server.api(`/emails/${uid}?account=${server.inbox}`, {
+        method: 'PATCH',
+        body: { action: 'move', folder: 'Junk' },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.json.data.email.folder).toBe('Spam');
+      const listed = await server.api(`/emails?account=${server.inbox}&folder=junk`);
+      expect(listed.json.data.emails.map((e: { uid: number }) => e.uid)).toContain(uid);
+      const read = await server.api(`/emails/${uid}?account=${server.inbox}&folder=Junk`);
+      expect(read.status).toBe(200);
+    });
+
+    it('refuses a draft PUT with nothing to change, as PATCH does', async () => {
+      const draft = await server.api('/emails/drafts', { body: { account: server.inbox, text: 'd' } });
+      const res = await server.api(`/emails/drafts/${draft.json.data.draft.uid}?account=${server.inbox}`, {
+        method: 'PUT',
+        body: {},
+      });
+      expect(res.status).toBe(400);
+      expect(res.json.error.message).toMatch(/at least one field to change/);
+    });
+  });
 });

@@ -120,7 +120,11 @@ export const CreateDraftBody = z
   .openapi('CreateDraft');
 export const UpdateDraftBody = z
   .strictObject({ account: accountEither, ...draftFields })
-  .openapi('UpdateDraft');
+  .refine(
+    ({ account: _, ...fields }) => Object.values(fields).some((value) => value !== undefined),
+    `give at least one field to change: ${Object.keys(draftFields).join(', ')}`,
+  )
+  .openapi('UpdateDraft', { description: 'Give at least one field to change besides account.' });
 export const SendDraftBody = z.strictObject({ account: accountEither }).openapi('SendDraft');
 export const DraftAccountQuery = z.object({ account });
 
