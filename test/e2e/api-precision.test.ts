@@ -287,5 +287,29 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
       expect(res.status).toBe(400);
       expect(res.json.error.message).toMatch(/at least one field to change/);
     });
+
+    it('honours folder on raw and attachment downloads', async () => {
+      const sent = await server.api('/emails/send', {
+        body: {
+          from: server.inbox,
+          to: 'someone@example.com',
+          subject: 'With a file',
+          text: 'x',
+          attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }],
+        },
+      });
+      const uid = sent.json.data.uid as number;
+      const acc = `account=${server.inbox}`;
+      const email = await server.api(`/emails/${uid}?${acc}&folder=Sent`);
+      const attachmentId = email.json.data.email.attachments[0].id as string;
+      expect((await server.api(`/emails/${uid}/raw?${acc}&folder=Sent`)).status).toBe(200);
+      expect((await server.api(`/emails/${uid}/raw?${acc}&folder=INBOX`)).status).toBe(404);
+      const file = `/emails/${uid}/attachments/${attachmentId}?${acc}`;
+      const inSent = await server.api(`${file}&folder=Sent`);
+      expect(inSent.status).toBe(200);
+      expect(inSent.text).toBe('hello');
+      expect((await server.api(`${file}&folder=Trash`)).status).toBe(404);
+      expect((await server.api(file)).status).toBe(200);
+    });
   });
 });
