@@ -31,6 +31,8 @@ export function requestErrorMap(part: RequestPart): z.core.$ZodErrorMap {
       return `${name} is required (in ${PART_NAMES[part]})`;
     }
     if (issue.code === 'invalid_type') {
+      // A coerced query value that is no number arrives here as NaN, its text already gone.
+      if (Number.isNaN(issue.input)) return `${name} must be ${article(issue.expected)}`;
       return `${name} must be ${article(issue.expected)}, not ${describe(issue.input)}`;
     }
     if (issue.code === 'invalid_union') {
