@@ -9,6 +9,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { securityHeaders } from './middleware/security-headers.js';
+import { validateWholeRequests } from './middleware/validate-request.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
@@ -65,7 +66,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   );
   registerMetricsRoute(root, httpMetrics);
 
-  const api = new OpenAPIHono<AppEnv>(validationHook as never);
+  const api = validateWholeRequests(new OpenAPIHono<AppEnv>(validationHook as never));
   // API keys and the admin token each have their own count of failures per client address.
   const throttle = () => new AuthThrottle(deps.config.authFailureLimit, options.authFailureWindowMs);
   const apiThrottle = throttle();

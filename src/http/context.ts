@@ -5,5 +5,7 @@ export interface AppEnv {
     userId: number;
     keyId: string;
     deps: MailboxDeps;
+    /** The request's inbox, from the query or the JSON body (validateRequest). */
+    account: string;
   };
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import type { ErrorCode, ErrorDetail } from '../mailbox/errors.js';
@@ -38,19 +39,33 @@ export function sendError(c: Context, code: HttpErrorCode, message: string, deta
 }
 
 export function zodDetails(error: ZodError, prefix = ''): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || prefix || '(body)',
-    message: issue.message,
-  }));
+  const pathOf = (segments: PropertyKey[]) =>
+    [prefix, ...segments.map(String)].filter(Boolean).join('.') || prefix || '(body)';
+  return error.issues.flatMap((issue) => {
+    // One detail per unknown field, its line of the message (see requestErrorMap).
+    if (issue.code === 'unrecognized_keys') {
+      const lines = issue.message.split('\n');
+      return issue.keys.map((key, i) => ({
+        path: pathOf([...issue.path, key]),
+        message: lines.length === issue.keys.length ? lines[i]! : `unknown field ${JSON.stringify(key)}`,
+      }));
+    }
+    return [{ path: pathOf(issue.path), message: issue.message }];
+  });
 }
 
 export function sendValidationError(c: Context, error: ZodError, prefix = '') {
-  const details = zodDetails(error, prefix);
+  return sendValidationDetails(c, zodDetails(error, prefix));
+}
+
+/** One 400 for every problem of a request; the message names the first and counts the rest. */
+export function sendValidationDetails(c: Context, details: ErrorDetail[]) {
   const first = details[0];
+  const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
   return sendError(
     c,
     'validation_error',
-    first ? `${first.path}: ${first.message}` : 'invalid request',
+    first ? `${first.path}: ${first.message}${more}` : 'invalid request',
     details,
   );
 }
@@ -62,8 +77,37 @@ export function handleError(error: unknown, c: Context) {
     c.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
   }
   if (known) return sendError(c, known.code, known.message, known.details);
-  const status = (error as { status?: number }).status;
-  if (status === 413) return sendError(c, 'payload_too_large', 'request body is too large');
+  const framework = frameworkError(error);
+  if (framework) return sendError(c, framework.code, framework.message);
   c.var.deps?.log.error({ err: error, path: c.req.path }, 'unhandled error');
   return sendError(c, 'internal_error', 'internal error');
 }
+
+/**
+ * Hono's own refusals (HTTPException, or an error carrying a 4xx `status`) are the caller's
+ * mistake, never a 500: each keeps its status under the contract's code for it.
+ */
+function frameworkError(error: unknown): { code: HttpErrorCode; message: string } | undefined {
+  const status = error instanceof HTTPException ? error.status : (error as { status?: unknown }).status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  const said = error instanceof Error ? error.message : '';
+  if (status === 400 && /json/i.test(said)) {
+    return { code: 'invalid_json', message: 'request body is not valid JSON: send a JSON object' };
+  }
+  const code = FRAMEWORK_CODES[status] ?? 'validation_error';
+  return { code, message: FRAMEWORK_MESSAGES[code] ?? (said || 'invalid request') };
+}
+
+const FRAMEWORK_CODES: Partial<Record<number, HttpErrorCode>> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+const FRAMEWORK_MESSAGES: Partial<Record<HttpErrorCode, string>> = {
+  payload_too_large: 'request body is too large',
+  unsupported_media_type: 'request bodies must be sent with Content-Type: application/json',
+};

@@ -11,8 +11,20 @@ export function requireInbox(deps: MailboxDeps, userId: number, account: string)
   return inbox;
 }
 
+/** Names other clients give a standard folder under another name (source 1: "Spam or Junk"). */
+const SPECIAL_USE_NAMES: Record<string, string> = { junk: '\\Junk' };
+
+/** A folder by name, case-insensitively, or the standard folder another client's name means. */
+function findFolder(deps: MailboxDeps, inbox: InboxRow, name: string): FolderRow | undefined {
+  const specialUse = SPECIAL_USE_NAMES[name.toLowerCase()];
+  return (
+    deps.store.folders.find(inbox.id, name) ??
+    (specialUse ? deps.store.folders.findBySpecialUse(inbox.id, specialUse) : undefined)
+  );
+}
+
 export function requireFolder(deps: MailboxDeps, inbox: InboxRow, name: string): FolderRow {
-  const folder = deps.store.folders.find(inbox.id, name);
+  const folder = findFolder(deps, inbox, name);
   if (!folder) throw new NotFound(`no folder named ${JSON.stringify(name)} in ${inbox.address}`);
   return folder;
 }
@@ -27,7 +39,7 @@ export function requireMessage(
   const message = deps.store.messages.getByUid(inbox.id, uid);
   const folder = message ? deps.store.folders.get(message.folder_id) : undefined;
   if (!message || !folder) throw new NotFound(`no email with uid ${uid} in ${inbox.address}`);
-  if (folderName !== undefined && folder.name.toLowerCase() !== folderName.toLowerCase()) {
+  if (folderName !== undefined && findFolder(deps, inbox, folderName)?.id !== folder.id) {
     throw new NotFound(`no email with uid ${uid} in folder ${folderName}`);
   }
   return { message, folder };

@@ -35,7 +35,8 @@ export function listEmails(
   let labelId: string | undefined;
   if (query.label !== undefined) {
     const label = deps.store.labels.resolve(userId, query.label);
-    if (!label) return { emails: [], nextCursor: null };
+    // As an unknown folder is: a misspelt label must not read as "no mail".
+    if (!label) throw new NotFound(`no label ${JSON.stringify(query.label)}`);
     labelId = label.id;
   }
   const rows = deps.store.messages.list({
@@ -94,9 +95,16 @@ export function viewsOf(
   );
 }
 
-export function readRaw(deps: MailboxDeps, userId: number, account: string, uid: number): Buffer {
+/** The stored source; with `folderName`, only when the email is in that folder. */
+export function readRaw(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  uid: number,
+  folderName?: string,
+): Buffer {
   const inbox = requireInbox(deps, userId, account);
-  const { message } = requireMessage(deps, inbox, uid);
+  const { message } = requireMessage(deps, inbox, uid, folderName);
   const raw = deps.store.messages.raw(message.id);
   if (!raw) throw new NotFound(`email ${uid} has no stored source`);
   return raw;
@@ -108,8 +116,9 @@ export async function readAttachment(
   account: string,
   uid: number,
   attachmentId: string,
+  folderName?: string,
 ): Promise<{ filename: string; contentType: string; content: Buffer }> {
-  const raw = readRaw(deps, userId, account, uid);
+  const raw = readRaw(deps, userId, account, uid, folderName);
   const found = await parseAttachment(deps, raw, attachmentId);
   if (!found) throw new NotFound(`email ${uid} has no attachment ${JSON.stringify(attachmentId)}`);
   return { filename: found.filename, contentType: found.contentType, content: found.content };

@@ -260,8 +260,9 @@ describe('labels on emails', () => {
       expect(uids).toContain(tagged);
       expect(uids).not.toContain(untagged);
     }
+    // Issue 11: an unknown label is 404, as an unknown folder, not an empty page.
     const none = await server.api(`/emails?${acc}&label=no-such-label`);
-    expect(none.json.data.emails).toEqual([]);
+    expect(none.status).toBe(404);
   });
 
   it('labels stay on an email moved to Trash', async () => {

@@ -20,6 +20,7 @@ import type { AppEnv } from '../context.js';
 import type { AuthThrottle } from '../middleware/auth-throttle.js';
 import { ok } from '../envelope.js';
 import { sendError } from '../errors.js';
+import { validateWholeRequests } from '../middleware/validate-request.js';
 import { commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
 import { okJson } from './send.js';
 
@@ -57,7 +58,7 @@ export interface AdminAppOptions {
 }
 
 export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOptions) {
-  const app = new OpenAPIHono<AppEnv>(hook);
+  const app = validateWholeRequests(new OpenAPIHono<AppEnv>(hook));
   app.use('*', throttle.guard());
   app.use('*', adminAuth(token, throttle));
   if (bodyCheck) app.use('*', bodyCheck);

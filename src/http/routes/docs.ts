@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 
 const require = createRequire(import.meta.url);
 /** Files served from swagger-ui-dist, by name. */
@@ -43,7 +43,9 @@ const page = `<!doctype html>
 /** An interactive API reference served from the swagger-ui-dist package: works offline. */
 export function registerDocs(app: Hono<never>) {
   const dir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  app.get('/docs', (c) => c.html(page, 200, { 'Content-Security-Policy': DOCS_CSP }));
+  const docsPage = (c: Context) => c.html(page, 200, { 'Content-Security-Policy': DOCS_CSP });
+  app.get('/docs', docsPage);
+  app.get('/docs/', docsPage);
   app.get('/docs/assets/init.js', (c) =>
     c.body(INIT_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
   );

@@ -3,7 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
+import { EitherAccountQuery, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
 import {
   CreateDraftBody,
   Draft,
@@ -25,7 +25,7 @@ const create = createRoute({
   summary: 'Create a draft in the Drafts folder',
   description: 'Stored as real MIME with `\\Draft`; `inReplyTo` (a uid) sets the threading headers.',
   security: bearerSecurity,
-  request: jsonBody(CreateDraftBody),
+  request: { query: EitherAccountQuery, ...jsonBody(CreateDraftBody) },
   responses: {
     201: {
       description: 'The new draft',
@@ -42,7 +42,7 @@ const update = createRoute({
   tags: ['Drafts'],
   summary: 'Update a draft: fields given replace, fields absent stay',
   security: bearerSecurity,
-  request: { params: DraftUidParam, ...jsonBody(UpdateDraftBody) },
+  request: { params: DraftUidParam, query: EitherAccountQuery, ...jsonBody(UpdateDraftBody) },
   responses: {
     ...okJson(envelope(z.object({ draft: Draft })), 'The draft as it is now'),
     ...commonErrors,
@@ -56,7 +56,12 @@ const send = createRoute({
   tags: ['Drafts'],
   summary: 'Send a draft; it moves from Drafts to Sent keeping its uid',
   security: bearerSecurity,
-  request: { params: DraftUidParam, headers: IdempotencyHeader, ...jsonBody(SendDraftBody) },
+  request: {
+    params: DraftUidParam,
+    query: EitherAccountQuery,
+    headers: IdempotencyHeader,
+    ...jsonBody(SendDraftBody),
+  },
   responses: {
     ...okJson(envelope(SendResult), 'The sent email, as a send answers'),
     ...commonErrors,
@@ -79,21 +84,20 @@ const remove = createRoute({
 
 export function registerDraftRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(create, async (c) => {
-    const { account, ...fields } = c.req.valid('json');
-    return ok(c, { draft: await createDraft(c.var.deps, c.var.userId, account, fields) }, 201);
+    const { account: _, ...fields } = c.req.valid('json');
+    return ok(c, { draft: await createDraft(c.var.deps, c.var.userId, c.var.account, fields) }, 201);
   });
 
   app.openapi(update, async (c) => {
     const { uid } = c.req.valid('param');
-    const { account, ...fields } = c.req.valid('json');
-    return ok(c, { draft: await updateDraft(c.var.deps, c.var.userId, account, uid, fields) });
+    const { account: _, ...fields } = c.req.valid('json');
+    return ok(c, { draft: await updateDraft(c.var.deps, c.var.userId, c.var.account, uid, fields) });
   });
 
   app.openapi(send, async (c) => {
     const { uid } = c.req.valid('param');
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    const { account } = c.req.valid('json');
-    return ok(c, await sendDraft(c.var.deps, c.var.userId, account, uid, { idempotencyKey }));
+    return ok(c, await sendDraft(c.var.deps, c.var.userId, c.var.account, uid, { idempotencyKey }));
   });
 
   app.openapi(remove, async (c) => {

@@ -11,6 +11,7 @@ import {
   DeleteEmailQuery,
   DeleteEmailResult,
   EmailLabelParams,
+  OrganiseBodyQuery,
   OrganiseQuery,
   UpdateEmailBody,
 } from '../schemas/organise.js';
@@ -26,7 +27,7 @@ const update = createRoute({
   description:
     'The uid stays the same across moves. Moving into or out of Drafts is refused: drafts have their own routes.',
   security: bearerSecurity,
-  request: { params: UidParam, query: OrganiseQuery, ...jsonBody(UpdateEmailBody) },
+  request: { params: UidParam, query: OrganiseBodyQuery, ...jsonBody(UpdateEmailBody) },
   responses: { ...emailResponse, ...commonErrors },
 });
 
@@ -49,7 +50,7 @@ const label = createRoute({
   tags: ['Labels'],
   summary: 'Put labels (ids or names) on an email; labels it already has are kept once',
   security: bearerSecurity,
-  request: { params: UidParam, query: OrganiseQuery, ...jsonBody(ApplyLabelsBody) },
+  request: { params: UidParam, query: OrganiseBodyQuery, ...jsonBody(ApplyLabelsBody) },
   responses: { ...emailResponse, ...commonErrors },
 });
 
@@ -65,8 +66,9 @@ const unlabel = createRoute({
 
 export function registerEmailOrganiseRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(update, async (c) => {
-    const ref = { ...c.req.valid('query'), uid: c.req.valid('param').id };
-    return ok(c, { email: await updateEmail(c.var.deps, c.var.userId, ref, c.req.valid('json')) });
+    const ref = { ...c.req.valid('query'), account: c.var.account, uid: c.req.valid('param').id };
+    const { account: _, ...change } = c.req.valid('json');
+    return ok(c, { email: await updateEmail(c.var.deps, c.var.userId, ref, change) });
   });
 
   app.openapi(remove, async (c) => {
@@ -76,7 +78,7 @@ export function registerEmailOrganiseRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(label, (c) => {
-    const ref = { ...c.req.valid('query'), uid: c.req.valid('param').id };
+    const ref = { ...c.req.valid('query'), account: c.var.account, uid: c.req.valid('param').id };
     return ok(c, { email: applyLabels(c.var.deps, c.var.userId, ref, c.req.valid('json').labels) });
   });
 

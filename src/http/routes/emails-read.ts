@@ -4,14 +4,19 @@ import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/re
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {
-  AccountQuery,
   UidParam,
   bearerSecurity,
   commonErrors,
   envelope,
   okResponse,
 } from '../schemas/common.js';
-import { AttachmentParams, Email, ListEmailsQuery, ReadEmailQuery } from '../schemas/emails.js';
+import {
+  AttachmentParams,
+  DownloadQuery,
+  Email,
+  ListEmailsQuery,
+  ReadEmailQuery,
+} from '../schemas/emails.js';
 
 const list = createRoute({
   method: 'get',
@@ -45,7 +50,7 @@ const raw = createRoute({
   tags: ['Emails'],
   summary: 'The message as received or sent (message/rfc822)',
   security: bearerSecurity,
-  request: { params: UidParam, query: AccountQuery },
+  request: { params: UidParam, query: DownloadQuery },
   responses: {
     200: { description: 'The raw message', content: { 'message/rfc822': { schema: z.string() } } },
     ...commonErrors,
@@ -58,7 +63,7 @@ const attachment = createRoute({
   tags: ['Emails'],
   summary: 'Download an attachment',
   security: bearerSecurity,
-  request: { params: AttachmentParams, query: AccountQuery },
+  request: { params: AttachmentParams, query: DownloadQuery },
   responses: {
     200: {
       description: 'The attachment bytes',
@@ -88,7 +93,8 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(raw, (c) => {
     const { id } = c.req.valid('param');
-    const bytes = readRaw(c.var.deps, c.var.userId, c.req.valid('query').account, id);
+    const { account, folder } = c.req.valid('query');
+    const bytes = readRaw(c.var.deps, c.var.userId, account, id, folder);
     return c.body(new Uint8Array(bytes), 200, {
       'Content-Type': 'message/rfc822',
       'Content-Disposition': contentDisposition(`email-${id}.eml`),
@@ -97,13 +103,8 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(attachment, async (c) => {
     const { id, attachmentId } = c.req.valid('param');
-    const found = await readAttachment(
-      c.var.deps,
-      c.var.userId,
-      c.req.valid('query').account,
-      id,
-      attachmentId,
-    );
+    const { account, folder } = c.req.valid('query');
+    const found = await readAttachment(c.var.deps, c.var.userId, account, id, attachmentId, folder);
     return c.body(new Uint8Array(found.content), 200, {
       'Content-Type': found.contentType,
       'Content-Disposition': contentDisposition(found.filename),

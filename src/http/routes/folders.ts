@@ -6,6 +6,7 @@ import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {
   AccountQuery,
+  EitherAccountQuery,
   ErrorResponse,
   bearerSecurity,
   commonErrors,
@@ -38,7 +39,7 @@ const create = createRoute({
     'Names are 1 to 100 characters without "/", not only dots ("." or ".."), trimmed, and unique ' +
     'per inbox whatever their case.',
   security: bearerSecurity,
-  request: { query: AccountQuery, ...jsonBody(CreateFolderBody) },
+  request: { query: EitherAccountQuery, ...jsonBody(CreateFolderBody) },
   responses: {
     201: {
       description: 'The new folder',
@@ -71,8 +72,8 @@ export function registerFolderRoutes(app: OpenAPIHono<AppEnv>) {
   );
 
   app.openapi(create, (c) => {
-    const { account } = c.req.valid('query');
-    return ok(c, { folder: createFolder(c.var.deps, c.var.userId, account, c.req.valid('json').name) }, 201);
+    const { name } = c.req.valid('json');
+    return ok(c, { folder: createFolder(c.var.deps, c.var.userId, c.var.account, name) }, 201);
   });
 
   app.openapi(remove, (c) => {

@@ -97,20 +97,16 @@ export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(reply, async (c) => {
     const { id } = c.req.valid('param');
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    const source = { ...c.req.valid('query'), uid: id };
-    return ok(
-      c,
-      await replyToEmail(c.var.deps, c.var.userId, source, c.req.valid('json'), { idempotencyKey }),
-    );
+    const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
+    const { account: _, ...body } = c.req.valid('json');
+    return ok(c, await replyToEmail(c.var.deps, c.var.userId, source, body, { idempotencyKey }));
   });
 
   app.openapi(forward, async (c) => {
     const { id } = c.req.valid('param');
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    const source = { ...c.req.valid('query'), uid: id };
-    return ok(
-      c,
-      await forwardEmail(c.var.deps, c.var.userId, source, c.req.valid('json'), { idempotencyKey }),
-    );
+    const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
+    const { account: _, ...body } = c.req.valid('json');
+    return ok(c, await forwardEmail(c.var.deps, c.var.userId, source, body, { idempotencyKey }));
   });
 }

@@ -46,6 +46,19 @@ export const account = z
 
 export const AccountQuery = z.object({ account });
 
+/**
+ * Contract 13: on a route with a JSON body, `account` may be given in the query or in the body.
+ * Both places declare it optional; validateRequest checks that one is given and that two agree,
+ * and hands the handler the result as `c.var.account`.
+ */
+export const accountEither = z.string().min(1, 'account must not be empty').optional().openapi({
+  example: 'agent@mailroom.test',
+  description: 'the inbox address: in the query or in the JSON body (required in one; both must agree)',
+});
+
+/** The query of a route whose JSON body may carry `account` instead. */
+export const EitherAccountQuery = z.object({ account: accountEither });
+
 export const UidParam = z.object({
   id: z
     .string()

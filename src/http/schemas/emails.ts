@@ -78,7 +78,24 @@ export const ListEmailsQuery = z.object({
     .openapi({ description: 'full-text search over subject, addresses and body' }),
 });
 
-export const ReadEmailQuery = z.object({ account, folder: z.string().min(1).optional() });
+export const ReadEmailQuery = z.object({
+  account,
+  folder: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: 'the folder the email is in; INBOX when omitted' }),
+});
+
+/** Raw and attachment downloads: `folder` is checked when given, the uid alone finds the email otherwise. */
+export const DownloadQuery = z.object({
+  account,
+  folder: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: 'the folder the email must be in (404 otherwise); by uid alone when omitted' }),
+});
 
 export const AttachmentParams = z.object({
   id: z

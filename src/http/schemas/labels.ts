@@ -49,14 +49,14 @@ const description = z
   .nullable()
   .openapi({ maxLength: LABEL_DESCRIPTION_MAX });
 
-export const CreateLabelBody = z.object({
+export const CreateLabelBody = z.strictObject({
   name,
   color: color.optional(),
   description: description.optional(),
 });
 
 export const UpdateLabelBody = z
-  .object({ name: name.optional(), color: color.optional(), description: description.optional() })
+  .strictObject({ name: name.optional(), color: color.optional(), description: description.optional() })
   .refine((b) => b.name !== undefined || b.color !== undefined || b.description !== undefined, {
     message: 'give at least one of name, color, description',
   });

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { folderNameProblem, FOLDER_NAME_MAX } from '../../mailbox/folders.js';
 import { EMAIL_ACTIONS } from '../../mailbox/organise.js';
-import { account, booleanQuery } from './common.js';
+import { account, accountEither, booleanQuery } from './common.js';
 import { labelRef } from './labels.js';
 
 const whereFolder = z
@@ -11,6 +11,9 @@ const whereFolder = z
   .openapi({ description: 'the folder the email must be in; by uid alone when omitted' });
 
 export const OrganiseQuery = z.object({ account, folder: whereFolder });
+
+/** As OrganiseQuery, for routes whose JSON body may carry `account` instead. */
+export const OrganiseBodyQuery = z.object({ account: accountEither, folder: whereFolder });
 
 export const DeleteEmailQuery = z.object({
   account,
@@ -23,7 +26,8 @@ export const DeleteEmailQuery = z.object({
 const actionList = EMAIL_ACTIONS.join(', ');
 
 export const UpdateEmailBody = z
-  .object({
+  .strictObject({
+    account: accountEither,
     action: z
       .enum(EMAIL_ACTIONS, {
         error: (issue) =>
@@ -58,7 +62,8 @@ export const DeleteEmailResult = z
   })
   .openapi('DeleteEmailResult');
 
-export const ApplyLabelsBody = z.object({
+export const ApplyLabelsBody = z.strictObject({
+  account: accountEither,
   labels: z
     .array(labelRef, { error: 'labels must be an array of label ids or names' })
     .min(1, 'labels must name at least one label')
@@ -74,7 +79,8 @@ export const EmailLabelParams = z.object({
   labelId: labelRef.openapi({ param: { name: 'labelId', in: 'path' } }),
 });
 
-export const CreateFolderBody = z.object({
+export const CreateFolderBody = z.strictObject({
+  account: accountEither,
   name: z
     .string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') })
     .superRefine((value, ctx) => {

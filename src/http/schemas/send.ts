@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { Attachment } from './emails.js';
-import { account } from './common.js';
+import { account, accountEither } from './common.js';
 
 const address = z.string().min(1).max(998);
 
@@ -16,8 +16,11 @@ const RequiredAddressList = z
 const text = z.string().openapi({ description: 'plain text body' });
 const html = z.string().openapi({ description: 'HTML body' });
 
+/** A body part that says something: present and not empty. */
+const filled = (part: string | undefined) => part !== undefined && part !== '';
+
 export const AttachmentInput = z
-  .object({
+  .strictObject({
     filename: z.string().min(1).max(255),
     contentType: z.string().min(1).max(255).optional().openapi({ example: 'application/pdf' }),
     content: z.string().openapi({ description: 'the bytes, base64' }),
@@ -29,7 +32,7 @@ export const AttachmentInput = z
 const attachments = z.array(AttachmentInput).max(100);
 
 export const SendBody = z
-  .object({
+  .strictObject({
     from: z.string().min(1).openapi({ example: 'agent@mailroom.test', description: 'one of your inboxes' }),
     to: RequiredAddressList,
     cc: AddressList.optional(),
@@ -44,11 +47,23 @@ export const SendBody = z
       .optional()
       .openapi({ description: 'extra, non-structural headers', example: { 'X-Ticket': '42' } }),
   })
-  .openapi('SendEmail');
+  .superRefine((body, ctx) => {
+    if (!filled(body.text) && !filled(body.html) && !body.attachments?.length) {
+      for (const path of ['text', 'html']) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [path],
+          message: 'a message needs text, html or attachments; none was given',
+        });
+      }
+    }
+  })
+  .openapi('SendEmail', { description: 'Give at least one of text, html or attachments.' });
 
-/** Source 7: a reply needs text or html; the 400 names both fields. */
+/** Source 7: a reply needs text or html (an empty string is none); the 400 names both fields. */
 export const ReplyBody = z
-  .object({
+  .strictObject({
+    account: accountEither,
     text: text.optional(),
     html: html.optional(),
     replyAll: z.boolean().optional().openapi({ default: false }),
@@ -58,16 +73,17 @@ export const ReplyBody = z
     attachments: attachments.optional(),
   })
   .superRefine((body, ctx) => {
-    if (body.text === undefined && body.html === undefined) {
+    if (!filled(body.text) && !filled(body.html)) {
       for (const path of ['text', 'html']) {
-        ctx.addIssue({ code: 'custom', path: [path], message: 'at least one of text or html is required' });
+        ctx.addIssue({ code: 'custom', path: [path], message: 'a reply needs a non-empty text or html' });
       }
     }
   })
-  .openapi('ReplyEmail');
+  .openapi('ReplyEmail', { description: 'Give at least one of text or html, not empty.' });
 
 export const ForwardBody = z
-  .object({
+  .strictObject({
+    account: accountEither,
     to: RequiredAddressList,
     cc: AddressList.optional(),
     bcc: AddressList.optional(),
@@ -78,7 +94,7 @@ export const ForwardBody = z
   .openapi('ForwardEmail');
 
 export const SourceQuery = z.object({
-  account,
+  account: accountEither,
   folder: z.string().min(1).optional().openapi({ description: 'folder of the original', example: 'INBOX' }),
 });
 
@@ -99,9 +115,17 @@ const draftFields = {
     .openapi({ description: 'uid of the message this draft answers; null clears it' }),
 };
 
-export const CreateDraftBody = z.object({ account, ...draftFields }).openapi('CreateDraft');
-export const UpdateDraftBody = z.object({ account, ...draftFields }).openapi('UpdateDraft');
-export const SendDraftBody = z.object({ account }).openapi('SendDraft');
+export const CreateDraftBody = z
+  .strictObject({ account: accountEither, ...draftFields })
+  .openapi('CreateDraft');
+export const UpdateDraftBody = z
+  .strictObject({ account: accountEither, ...draftFields })
+  .refine(
+    ({ account: _, ...fields }) => Object.values(fields).some((value) => value !== undefined),
+    `give at least one field to change: ${Object.keys(draftFields).join(', ')}`,
+  )
+  .openapi('UpdateDraft', { description: 'Give at least one field to change besides account.' });
+export const SendDraftBody = z.strictObject({ account: accountEither }).openapi('SendDraft');
 export const DraftAccountQuery = z.object({ account });
 
 export const DraftUidParam = z.object({

@@ -24,11 +24,11 @@ const accounts = z
 const description = z.string().max(500).nullable();
 
 export const CreateWebhookBody = z
-  .object({ url, events, accounts: accounts.optional(), description: description.optional() })
+  .strictObject({ url, events, accounts: accounts.optional(), description: description.optional() })
   .openapi('CreateWebhook');
 
 export const UpdateWebhookBody = z
-  .object({
+  .strictObject({
     url: url.optional(),
     events: events.optional(),
     accounts: accounts.optional(),

@@ -1,0 +1,62 @@
+import type { z } from '@hono/zod-openapi';
+import { unknownFieldMessage } from './field-suggestion.js';
+
+/** Where a request field was looked for, as a caller would name it. */
+export type RequestPart = 'query' | 'path' | 'body';
+
+const PART_NAMES: Record<RequestPart, string> = {
+  query: 'the query string',
+  path: 'the path',
+  body: 'the JSON body',
+};
+
+type RawIssue = Parameters<z.core.$ZodErrorMap>[0];
+
+/**
+ * Messages that say what to fix, for the issues zod words for a programmer ("Invalid input:
+ * expected string, received undefined"). A message a schema sets itself still wins. An
+ * unrecognized_keys issue gets one line per unknown field, each with the field meant when one
+ * is close; zodDetails makes each line a detail of its own.
+ */
+export function requestErrorMap(part: RequestPart): z.core.$ZodErrorMap {
+  return (issue: RawIssue) => {
+    const name = issue.path?.length ? String(issue.path[issue.path.length - 1]) : undefined;
+    if (issue.code === 'unrecognized_keys') {
+      const shape = (issue.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def?.shape;
+      const fields = shape ? Object.keys(shape) : [];
+      return issue.keys.map((key) => unknownFieldMessage(key, fields)).join('\n');
+    }
+    if (name === undefined) return undefined;
+    if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) {
+      return `${name} is required (in ${PART_NAMES[part]})`;
+    }
+    if (issue.code === 'invalid_type') {
+      // A coerced query value that is no number arrives here as NaN, its text already gone.
+      if (Number.isNaN(issue.input)) return `${name} must be ${article(issue.expected)}`;
+      return `${name} must be ${article(issue.expected)}, not ${describe(issue.input)}`;
+    }
+    if (issue.code === 'invalid_union') {
+      const kinds = new Set(
+        issue.errors.flat().flatMap((sub) => (sub.code === 'invalid_type' ? [sub.expected] : [])),
+      );
+      if (
+        kinds.size > 0 &&
+        !kinds.has(typeof issue.input) &&
+        !(Array.isArray(issue.input) && kinds.has('array'))
+      ) {
+        return `${name} must be ${[...kinds].map(article).join(' or ')}, not ${describe(issue.input)}`;
+      }
+    }
+    return undefined;
+  };
+}
+
+function article(expected: string): string {
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+function describe(input: unknown): string {
+  if (input === null) return 'null';
+  if (Array.isArray(input)) return 'an array';
+  return article(typeof input);
+}
