@@ -3,13 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import {
-  UidParam,
-  bearerSecurity,
-  commonErrors,
-  envelope,
-  okResponse,
-} from '../schemas/common.js';
+import { UidParam, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
 import {
   AttachmentParams,
   DownloadQuery,
