@@ -12,8 +12,15 @@ npx prettier --check . >/dev/null || { npx prettier --check .; exit 1; }
 
 echo "== tests"
 mkdir -p .tmp
-npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json "$@"
+# A test stuck in a busy loop cannot reach its own timeout; this bound makes CI fail in minutes
+# with a line saying so instead of running out its whole allowance.
+limit=${MAILROOM_TEST_LIMIT_S:-2400}
+timeout --kill-after=30 "$limit" npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json "$@"
 status=$?
+if [ $status -eq 124 ] || [ $status -eq 137 ]; then
+  echo "the tests did not finish in ${limit} s (MAILROOM_TEST_LIMIT_S): a test is stuck; the files not listed above as done hold it"
+  exit $status
+fi
 node -e '
 const r = JSON.parse(require("fs").readFileSync(".tmp/vitest.json", "utf8"));
 console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);

@@ -170,7 +170,8 @@ describe('GET /events streams events as Server-Sent Events', () => {
     const pings: SseMessage[] = [];
     while (pings.length < 1) {
       const message = await stream.next();
-      if (message?.comment === 'ping') pings.push(message);
+      if (message === null) throw new Error('the stream ended before a ping');
+      if (message.comment === 'ping') pings.push(message);
     }
     stream.close();
     expect(pings[0]!.comment).toBe('ping');

@@ -17,6 +17,8 @@ export async function openStream(
   const headers: Record<string, string> = { authorization: `Bearer ${init.key ?? server.key}` };
   if (init.lastEventId !== undefined) headers['last-event-id'] = init.lastEventId;
   const res = await fetch(`${server.baseUrl}/api/v1/events${query}`, { headers, signal: controller.signal });
+  // A refusal is an error here, not an empty stream a test could wait on forever.
+  if (res.status !== 200) throw new Error(`GET /events${query} answered ${res.status}: ${await res.text()}`);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';

@@ -2,6 +2,7 @@ import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ErrorDetail } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
+import { accountEither } from '../schemas/common.js';
 import { sendError, sendValidationDetails, zodDetails } from '../errors.js';
 import { requestErrorMap } from '../validation-messages.js';
 import type { RequestPart } from '../validation-messages.js';
@@ -90,6 +91,17 @@ function declaresAccount(schema: Schema | undefined): boolean {
 }
 
 /**
+ * Whether a route may be called without any account (GET /events: all the key's inboxes). An
+ * `accountEither` field is optional only because the other place may hold it.
+ */
+function accountOptional(parts: Parts, places: readonly ('query' | 'body')[]): boolean {
+  return places.every((part) => {
+    const field = (parts[part] as unknown as { shape: Record<string, Schema> }).shape.account;
+    return field !== undefined && field !== accountEither && field.safeParse(undefined).success;
+  });
+}
+
+/**
  * Contract 13, in one place: `account` may be given in the query or in the JSON body of a route
  * that declares it in either; it is required in one of them, and two given must agree.
  */
@@ -105,6 +117,7 @@ function accountOf(
   });
   const [first, second] = given;
   if (!first) {
+    if (accountOptional(parts, places)) return {};
     const where = places.map((part) => PLACE[part]).join(' or ');
     return { problem: { path: 'account', message: `account is required (in ${where})` } };
   }
