@@ -5,7 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import type { Db } from './db/connection.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
@@ -24,8 +24,7 @@ import { createTrashSweep } from './mailbox/trash-sweep.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
-import { openStore } from './store/open.js';
-import { loadOrCreateSecret } from './secret.js';
+import { openDataDir } from './store/open.js';
 
 /** A background loop owned by the server: started after the listeners, stopped before the database closes. */
 export interface Worker {
@@ -106,9 +105,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const { env, logger, authResolver, ...overrides } = options;
   const config = loadConfig(overrides, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
-  // The secret first: the store seals with it, and the ingest thread gets it with the config.
-  config.secret = loadOrCreateSecret(config);
-  const { db, store } = openStore(config, log);
+  // The secret first (openDataDir loads it): the store seals with it, and the ingest thread gets
+  // it with the config.
+  const { db, store } = openDataDir(config, log);
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
   if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
@@ -158,9 +157,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     bootstrap: null,
 
     async start() {
-      await listen(smtpServer.server, config.smtpPort, config.host);
+      await listen(smtpServer.server, config.smtpPort, config.host, 'SMTP', 'MAILROOM_SMTP_PORT');
       mailroom.smtp.port = (smtpServer.server.address() as AddressInfo).port;
-      await listen(httpServer, config.httpPort, config.host);
+      await listen(httpServer, config.httpPort, config.host, 'HTTP', 'MAILROOM_HTTP_PORT');
       mailroom.http.port = (httpServer.address() as AddressInfo).port;
       // After the listeners: a start that fails (port taken) must not use up the once-shown key.
       if (config.bootstrap && store.users.count() === 0) mailroom.bootstrap = bootstrap(deps);
@@ -204,14 +203,47 @@ function bootstrap(deps: MailboxDeps): BootstrapResult {
   return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key };
 }
 
-function listen(server: Server | NetServer, port: number, host: string): Promise<void> {
+/** Listens; a port that cannot be had is a ConfigError naming the port and its setting. */
+function listen(
+  server: Server | NetServer,
+  port: number,
+  host: string,
+  what: string,
+  setting: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => reject(listenProblem(error, { port, host, what, setting }));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });
+}
+
+function listenProblem(
+  error: Error,
+  at: { port: number; host: string; what: string; setting: string },
+): Error {
+  const code = (error as { code?: string }).code;
+  const flag = `--${at.setting.slice('MAILROOM_'.length).toLowerCase().replace(/_/g, '-')}`;
+  const where = `${at.what} port ${at.port} on ${at.host}`;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(
+      `${where} is already in use (${at.setting}, ${flag}): stop what holds it, or choose another port`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new ConfigError(
+      `${where} needs privileges this user does not have (${at.setting}, ${flag}): choose a port above 1023`,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return new ConfigError(
+      `${at.what} cannot listen on ${at.host}: it is not an address of this machine (MAILROOM_HOST, --host)`,
+    );
+  }
+  return error;
 }
 
 function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
