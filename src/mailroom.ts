@@ -5,7 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactCredentials } from './config.js';
 import type { Db } from './db/connection.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
@@ -227,7 +227,8 @@ function listenProblem(
 ): Error {
   const code = (error as { code?: string }).code;
   const flag = `--${at.setting.slice('MAILROOM_'.length).toLowerCase().replace(/_/g, '-')}`;
-  const where = `${at.what} port ${at.port} on ${at.host}`;
+  const host = redactCredentials(at.host);
+  const where = `${at.what} port ${at.port} on ${host}`;
   if (code === 'EADDRINUSE') {
     return new ConfigError(
       `${where} is already in use (${at.setting}, ${flag}): stop what holds it, or choose another port`,
@@ -238,9 +239,9 @@ function listenProblem(
       `${where} needs privileges this user does not have (${at.setting}, ${flag}): choose a port above 1023`,
     );
   }
-  if (code === 'EADDRNOTAVAIL') {
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new ConfigError(
-      `${at.what} cannot listen on ${at.host}: it is not an address of this machine (MAILROOM_HOST, --host)`,
+      `${at.what} cannot listen on ${JSON.stringify(host)}: it is not an address of this machine (MAILROOM_HOST, --host)`,
     );
   }
   return error;

@@ -121,10 +121,11 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     },
   });
 
-  // smtp-server reports its listening socket's errors here too: a port already taken is the
-  // start's to report (in one line, naming the setting), not a connection's.
-  server.on('error', (error: Error & { syscall?: string }) => {
-    if (error.syscall !== 'listen') log.warn({ err: error }, 'smtp connection error');
+  // smtp-server reports its listening socket's errors here too: a port already taken or a host
+  // that does not resolve is the start's to report (in one line, naming the setting), not a
+  // connection's.
+  server.on('error', (error) => {
+    if (server.server.listening) log.warn({ err: error }, 'smtp connection error');
   });
   const reloadTls = tlsFiles ? tlsReloader(server, tlsFiles, log) : null;
 
