@@ -20,6 +20,7 @@ import { createDeliveryWorker } from './mailbox/delivery.js';
 import type { MailboxDeps } from './mailbox/deps.js';
 import { IngestWriter } from './mailbox/ingest-writer.js';
 import { ParsePool } from './mailbox/parse-pool.js';
+import { storageWritable } from './mailbox/readiness.js';
 import { createTrashSweep } from './mailbox/trash-sweep.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
@@ -52,6 +53,8 @@ export interface MailroomOptions extends ConfigOverrides {
   eventStreamAccessCheckMs?: number;
   /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
   authFailureWindowMs?: number;
+  /** How long /readyz reuses its write probe's answer (default 1 s); tests set 0. */
+  readinessProbeMs?: number;
   /** IMAP sync timing (poll interval, reconnect backoff, timeouts); tests shorten them. */
   imapOptions?: Partial<ImapSyncOptions>;
 }
@@ -135,9 +138,10 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   deps.remote = imapSync;
   workers.push(imapSync);
   let listening = false;
+  const writable = storageWritable(deps, options.readinessProbeMs);
   const app = createHttpApp({
     deps,
-    ready: () => listening && db.sqlite.open,
+    ready: () => (!listening || !db.sqlite.open ? 'starting' : writable() ? 'ready' : 'unavailable'),
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
     authFailureWindowMs: options.authFailureWindowMs,
   });
