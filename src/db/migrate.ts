@@ -40,11 +40,13 @@ export function runMigrations(db: Db, options: MigrateOptions = {}): string[] {
   if (pendingOf(db, files).length === 0) return [];
   lockForWriting(db, options.onWait);
   try {
+    const legacy = readRecorded(db).size === 0 ? [...readApplied(db, files)] : [];
     db.sqlite.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)',
     );
-    const pending = pendingOf(db, files);
     const record = db.sqlite.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)');
+    for (const file of legacy) record.run(file, new Date().toISOString());
+    const pending = pendingOf(db, files);
     for (const file of pending) {
       db.sqlite.exec(fs.readFileSync(`${options.dir ?? migrationsDir}/${file}`, 'utf8'));
       record.run(file, new Date().toISOString());
@@ -57,13 +59,25 @@ export function runMigrations(db: Db, options: MigrateOptions = {}): string[] {
   }
 }
 
-function readApplied(db: Db): Set<string> {
-  const table = db.sqlite
+const hasMigrationsTable = (db: Db) =>
+  db.sqlite
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-    .get();
-  if (!table) return new Set();
+    .get() !== undefined;
+
+function readRecorded(db: Db): Set<string> {
+  if (!hasMigrationsTable(db)) return new Set();
   const rows = db.sqlite.prepare('SELECT name FROM schema_migrations').all() as { name: string }[];
   return new Set(rows.map((r) => r.name));
+}
+
+function readApplied(db: Db, files: string[]): Set<string> {
+  const recorded = readRecorded(db);
+  if (recorded.size > 0) return recorded;
+  // The first release recorded only the number of the last migration applied, in user_version
+  // (0 on a new database). Releases since then, until this one, left such a database with an
+  // empty schema_migrations table (and failed to start on it).
+  const version = db.sqlite.pragma('user_version', { simple: true }) as number;
+  return new Set(files.filter((file) => Number(file.slice(0, 3)) <= version));
 }
 
 function pendingOf(db: Db, files: string[]): string[] {
@@ -77,7 +91,7 @@ function pendingOf(db: Db, files: string[]): string[] {
  * touch.
  */
 export function assertKnownSchema(db: Db, files = knownMigrations()): Set<string> {
-  const applied = readApplied(db);
+  const applied = readApplied(db, files);
   const unknown = [...applied].filter((name) => !files.includes(name)).sort();
   if (unknown.length > 0) {
     throw new ConfigError(
