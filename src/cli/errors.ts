@@ -1,7 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
-import { MailroomError } from '../mailbox/errors.js';
-import { isStorageUnavailable } from '../store/unavailable.js';
+import { mailroomErrorOf } from '../mailbox/errors.js';
 
 /** The `mailroom` command's exit codes (README, "Exit codes"). */
 export const EXIT = {
@@ -47,16 +46,12 @@ function classify(error: unknown): { code: string; message: string; exit: number
   if (error instanceof CliError) return { code: error.code, message: error.message, exit: EXIT.failed };
   if (error instanceof ConfigError)
     return { code: 'config_error', message: error.message, exit: EXIT.failed };
-  if (error instanceof MailroomError) {
-    const exit = error.code === 'unavailable' ? EXIT.unavailable : EXIT.failed;
-    return { code: error.code, message: error.message, exit };
-  }
-  if (isStorageUnavailable(error)) {
-    return {
-      code: 'unavailable',
-      message: `the database cannot be written now (${(error as Error).message}); try again`,
-      exit: EXIT.unavailable,
-    };
+  // A MailroomError, or a storage outage (busy, full, read-only) as `unavailable`.
+  const known = mailroomErrorOf(error);
+  if (known) {
+    const exit = known.code === 'unavailable' ? EXIT.unavailable : EXIT.failed;
+    const detail = known === error ? '' : ` (${(error as Error).message})`;
+    return { code: known.code, message: `${known.message}${detail}`, exit };
   }
   const stack = (error as Error)?.stack ?? String(error);
   return { code: 'internal_error', message: `unexpected error: ${stack}`, exit: EXIT.internal };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
@@ -82,6 +83,18 @@ describe('the CLI on a data directory without a database', { timeout: 180_000 },
       expect(error.message).toMatch(message);
       expect(result.stderr).toBe('');
     });
+    // A database another process keeps locked for writing: try again later (exit 3).
+    const holder = new BetterSqlite3(path.join(dataDir, 'mailroom.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const busy = await mailroom(['user', 'add', 'bob', '--json'], env);
+      expect(busy.code, busy.stdout).toBe(3);
+      expect(JSON.parse(busy.stdout).error).toMatchObject({ code: 'unavailable' });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+
     // Without --json: the same failures as one line on stderr, nothing on stdout.
     const plain = await mailroom(['frobnicate'], env);
     expect(plain.code).toBe(2);
