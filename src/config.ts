@@ -257,6 +257,28 @@ export type ConfigOverrides = Partial<Config>;
 
 export class ConfigError extends Error {}
 
+/** Settings whose whole value is a secret: an error never shows it, only its length. */
+const SECRET_SETTINGS = new Set<string>(['secret', 'adminToken', 'metricsToken']);
+/** Settings that are URLs with credentials: shown only parsed, with the password masked. */
+const URL_SETTINGS = new Set<string>(['relayUrl']);
+
+/**
+ * `user:password@` in a text (a URL, or what was meant as one) with the password masked: from
+ * the first colon after the scheme's `//` (or the start) to the last `@`, so a password holding
+ * an unencoded `@` or `:` is masked whole.
+ */
+export function redactCredentials(text: string): string {
+  return text.replace(/(\/\/|^)([^\s/@:]*):(\S*)@/g, '$1$2:***@');
+}
+
+/** A rejected value as an error may show it: secrets never, URLs without their password. */
+function shown(key: string, raw: unknown): string {
+  if (SECRET_SETTINGS.has(key)) return `a value of ${String(raw).length} characters, not shown`;
+  if (typeof raw !== 'string') return JSON.stringify(raw);
+  if (URL_SETTINGS.has(key) && !URL.canParse(raw)) return 'a value that is not a URL, not shown';
+  return JSON.stringify(redactCredentials(raw));
+}
+
 /** Reads settings from overrides, then the environment, then defaults. Throws ConfigError naming the variable. */
 export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const out: Record<string, unknown> = {};
@@ -271,7 +293,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (!parsed.success) {
       const reason = parsed.error.issues[0]?.message ?? 'invalid value';
-      throw new ConfigError(`${setting.env}: ${reason} (got ${JSON.stringify(raw)})`);
+      throw new ConfigError(`${setting.env}: ${reason} (got ${shown(key, raw)})`);
     }
     out[key] = parsed.data;
   }

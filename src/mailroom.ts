@@ -5,7 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactCredentials } from './config.js';
 import type { Db } from './db/connection.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
@@ -20,12 +20,12 @@ import { createDeliveryWorker } from './mailbox/delivery.js';
 import type { MailboxDeps } from './mailbox/deps.js';
 import { IngestWriter } from './mailbox/ingest-writer.js';
 import { ParsePool } from './mailbox/parse-pool.js';
+import { storageWritable } from './mailbox/readiness.js';
 import { createTrashSweep } from './mailbox/trash-sweep.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
-import { openStore } from './store/open.js';
-import { loadOrCreateSecret } from './secret.js';
+import { openDataDir } from './store/open.js';
 
 /** A background loop owned by the server: started after the listeners, stopped before the database closes. */
 export interface Worker {
@@ -53,6 +53,8 @@ export interface MailroomOptions extends ConfigOverrides {
   eventStreamAccessCheckMs?: number;
   /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
   authFailureWindowMs?: number;
+  /** How long /readyz reuses its write probe's answer (default 1 s); tests set 0. */
+  readinessProbeMs?: number;
   /** IMAP sync timing (poll interval, reconnect backoff, timeouts); tests shorten them. */
   imapOptions?: Partial<ImapSyncOptions>;
 }
@@ -106,9 +108,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const { env, logger, authResolver, ...overrides } = options;
   const config = loadConfig(overrides, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
-  // The secret first: the store seals with it, and the ingest thread gets it with the config.
-  config.secret = loadOrCreateSecret(config);
-  const { db, store } = openStore(config, log);
+  // The secret first (openDataDir loads it): the store seals with it, and the ingest thread gets
+  // it with the config.
+  const { db, store } = openDataDir(config, log);
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
   if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
@@ -136,9 +138,10 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   deps.remote = imapSync;
   workers.push(imapSync);
   let listening = false;
+  const writable = storageWritable(deps, options.readinessProbeMs);
   const app = createHttpApp({
     deps,
-    ready: () => listening && db.sqlite.open,
+    ready: () => (!listening || !db.sqlite.open ? 'starting' : writable() ? 'ready' : 'unavailable'),
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
     authFailureWindowMs: options.authFailureWindowMs,
   });
@@ -158,9 +161,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     bootstrap: null,
 
     async start() {
-      await listen(smtpServer.server, config.smtpPort, config.host);
+      await listen(smtpServer.server, config.smtpPort, config.host, 'SMTP', 'MAILROOM_SMTP_PORT');
       mailroom.smtp.port = (smtpServer.server.address() as AddressInfo).port;
-      await listen(httpServer, config.httpPort, config.host);
+      await listen(httpServer, config.httpPort, config.host, 'HTTP', 'MAILROOM_HTTP_PORT');
       mailroom.http.port = (httpServer.address() as AddressInfo).port;
       // After the listeners: a start that fails (port taken) must not use up the once-shown key.
       if (config.bootstrap && store.users.count() === 0) mailroom.bootstrap = bootstrap(deps);
@@ -204,14 +207,48 @@ function bootstrap(deps: MailboxDeps): BootstrapResult {
   return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key };
 }
 
-function listen(server: Server | NetServer, port: number, host: string): Promise<void> {
+/** Listens; a port that cannot be had is a ConfigError naming the port and its setting. */
+function listen(
+  server: Server | NetServer,
+  port: number,
+  host: string,
+  what: string,
+  setting: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => reject(listenProblem(error, { port, host, what, setting }));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });
+}
+
+function listenProblem(
+  error: Error,
+  at: { port: number; host: string; what: string; setting: string },
+): Error {
+  const code = (error as { code?: string }).code;
+  const flag = `--${at.setting.slice('MAILROOM_'.length).toLowerCase().replace(/_/g, '-')}`;
+  const host = redactCredentials(at.host);
+  const where = `${at.what} port ${at.port} on ${host}`;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(
+      `${where} is already in use (${at.setting}, ${flag}): stop what holds it, or choose another port`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new ConfigError(
+      `${where} needs privileges this user does not have (${at.setting}, ${flag}): choose a port above 1023`,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ConfigError(
+      `${at.what} cannot listen on ${JSON.stringify(host)}: it is not an address of this machine (MAILROOM_HOST, --host)`,
+    );
+  }
+  return error;
 }
 
 function withTimeout(promise: Promise<void>, ms: number): Promise<void> {

@@ -15,17 +15,15 @@ import {
   revokeKey,
 } from '../mailbox/admin.js';
 import { withDeps, withDepsAsync } from './admin-context.js';
+import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';
+import { fillPasswords } from './passwords.js';
 
-interface Common {
-  json?: boolean;
-  dataDir?: string;
-}
-
-const common = (cmd: Command) =>
+export const common = (cmd: Command) =>
   cmd
     .option('--json', 'machine-readable output')
-    .option('--data-dir <dir>', 'data directory (MAILROOM_DATA_DIR)');
+    .option('--data-dir <dir>', 'data directory (MAILROOM_DATA_DIR)')
+    .option('--init', 'create the database if the data directory has none');
 
 export function registerAdminCommands(program: Command): void {
   const domain = program.command('domain').description('hosted domains');
@@ -34,7 +32,7 @@ export function registerAdminCommands(program: Command): void {
       .command('add <domain>')
       .description('host a domain; generates its DKIM key and prints the DNS records'),
   ).action((name: string, o: Common) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       const view = domainView(addDomain(deps, name), deps.config.hostname);
       print(!!o.json, { domain: view }, () =>
         [
@@ -50,14 +48,14 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(domain.command('list').description('list hosted domains')).action((o: Common) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       const domains = deps.store.domains.list().map((d) => domainView(d, deps.config.hostname));
       print(!!o.json, { domains }, () => table(domains, ['name', 'created_at']));
     }),
   );
   common(domain.command('remove <domain>').description('stop hosting a domain')).action(
     (name: string, o: Common) =>
-      withDeps(o.dataDir, (deps) => {
+      withDeps(o, (deps) => {
         removeDomain(deps, name);
         print(!!o.json, { deleted: true }, () => `domain ${name} removed`);
       }),
@@ -65,20 +63,20 @@ export function registerAdminCommands(program: Command): void {
 
   const user = program.command('user').description('users own inboxes, labels, webhooks and API keys');
   common(user.command('add <name>').description('create a user')).action((name: string, o: Common) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       const row = addUser(deps, name);
       print(!!o.json, { user: row }, () => `user ${row.name} added (id ${row.id})`);
     }),
   );
   common(user.command('list').description('list users')).action((o: Common) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       const users = deps.store.users.list();
       print(!!o.json, { users }, () => table(users, ['id', 'name', 'created_at']));
     }),
   );
   common(user.command('remove <name>').description('remove a user and everything it owns')).action(
     (name: string, o: Common) =>
-      withDeps(o.dataDir, (deps) => {
+      withDeps(o, (deps) => {
         removeUser(deps, name);
         print(!!o.json, { deleted: true }, () => `user ${name} removed`);
       }),
@@ -92,7 +90,7 @@ export function registerAdminCommands(program: Command): void {
       .requiredOption('--user <name>', 'owner')
       .option('--name <label>', 'a label for the key'),
   ).action((o: Common & { user: string; name?: string }) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       const created = createKey(deps, o.user, o.name ?? '');
       print(!!o.json, { key: { ...keyView(deps, created.row), key: created.key } }, () =>
         [`API key for ${created.user.name} (id ${created.row.id}), shown only now:`, created.key].join('\n'),
@@ -105,7 +103,7 @@ export function registerAdminCommands(program: Command): void {
       .description('list API keys (never the key itself)')
       .option('--user <name>', 'only this user'),
   ).action((o: Common & { user?: string }) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       const userId = o.user !== undefined ? requireUser(deps, o.user).id : undefined;
       const keys = deps.store.apiKeys.list(userId).map((k) => keyView(deps, k));
       print(!!o.json, { keys }, () =>
@@ -114,7 +112,7 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(key.command('revoke <id>').description('revoke an API key')).action((id: string, o: Common) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       revokeKey(deps, id);
       print(!!o.json, { revoked: true }, () => `key ${id} revoked`);
     }),
@@ -128,7 +126,7 @@ export function registerAdminCommands(program: Command): void {
       .requiredOption('--user <name>', 'owner')
       .option('--display-name <name>', 'display name'),
   ).action((address: string, o: Common & { user: string; displayName?: string }) =>
-    withDeps(o.dataDir, (deps) => {
+    withDeps(o, (deps) => {
       const view = inboxView(deps, addLocalInbox(deps, address, o.user, o.displayName ?? ''));
       print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
     }),
@@ -138,18 +136,26 @@ export function registerAdminCommands(program: Command): void {
       .command('connect <address>')
       .description('an external mailbox, synced over IMAP; the login is tried at once')
       .requiredOption('--user <name>', 'owner')
-      .requiredOption('--imap <url>', 'imaps://user:password@host:993 (or imap:// without TLS)')
-      .requiredOption('--smtp <url>', 'smtps://user:password@host:465, or smtp://... with STARTTLS')
+      .requiredOption(
+        '--imap <url>',
+        'imaps://user@host:993 (or imap:// without TLS); the password is asked for',
+      )
+      .requiredOption('--smtp <url>', 'smtps://user@host:465, or smtp://... with STARTTLS')
+      .option(
+        '--password-stdin',
+        'read the password from standard input (a second line: the SMTP password, when it differs)',
+      )
       .option('--display-name <name>', 'display name'),
   ).action(
     async (
       address: string,
-      o: Common & { user: string; imap: string; smtp: string; displayName?: string },
+      o: Common & { user: string; imap: string; smtp: string; displayName?: string; passwordStdin?: boolean },
     ) => {
-      const view = await withDepsAsync(o.dataDir, async (deps) => {
+      const view = await withDepsAsync(o, async (deps) => {
+        const urls = await fillPasswords({ imap: o.imap, smtp: o.smtp }, !!o.passwordStdin);
         // Loaded only here, so the other admin commands start without the IMAP stack.
         const { ImapSyncManager } = await import('../imap/sync-manager.js');
-        const input = { address, user: o.user, displayName: o.displayName ?? '', imap: o.imap, smtp: o.smtp };
+        const input = { address, user: o.user, displayName: o.displayName ?? '', ...urls };
         return inboxView(deps, await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input));
       });
       print(
@@ -161,7 +167,7 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('list').description('list inboxes').option('--user <name>', 'only this user')).action(
     (o: Common & { user?: string }) =>
-      withDeps(o.dataDir, (deps) => {
+      withDeps(o, (deps) => {
         const userId = o.user !== undefined ? requireUser(deps, o.user).id : undefined;
         const inboxes = deps.store.inboxes.list(userId).map((i) => inboxView(deps, i));
         print(!!o.json, { inboxes }, () =>
@@ -171,7 +177,7 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('remove <address>').description('remove an inbox and all its mail')).action(
     (address: string, o: Common) =>
-      withDeps(o.dataDir, (deps) => {
+      withDeps(o, (deps) => {
         removeInbox(deps, address);
         print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
       }),

@@ -1,24 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import pino from 'pino';
+import type { Config } from '../config.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { EventBus } from '../events/bus.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { loadOrCreateSecret } from '../secret.js';
-import { openStore } from '../store/open.js';
+import { openDataDir } from '../store/open.js';
+import { CliError } from './errors.js';
+
+/** The options every admin command takes. */
+export interface DataDirOptions {
+  json?: boolean;
+  dataDir?: string;
+  /** Create the database when the data directory has none (otherwise that is an error). */
+  init?: boolean;
+}
+
+export function cliConfig(o: DataDirOptions): Config {
+  return loadConfig(o.dataDir ? { dataDir: o.dataDir } : {});
+}
+
+/**
+ * Refuses a data directory without a database: a mistyped --data-dir must not quietly create an
+ * empty installation (and a secret.key) somewhere and answer from it.
+ */
+export function requireDatabase(config: Config): void {
+  const exists = fs.existsSync(config.dbFile) && fs.statSync(config.dbFile).size > 0;
+  if (exists) return;
+  throw new CliError(
+    'no_database',
+    `no Mailroom database in ${path.dirname(config.dbFile)} (no ${path.basename(config.dbFile)} there): ` +
+      'check --data-dir or MAILROOM_DATA_DIR, or add --init to create a new one there ' +
+      '(mailroom serve creates one on its first start)',
+  );
+}
 
 /** Admin commands open the same database and secret as the server (WAL allows both at once). */
-function openDeps(dataDir: string | undefined): { deps: MailboxDeps; db: Db } {
-  const config = loadConfig(dataDir ? { dataDir } : {});
-  config.secret = loadOrCreateSecret(config);
-  const { db, store } = openStore(config, {
-    info: () => {},
-    warn: (message) => process.stderr.write(`mailroom: warning: ${message}\n`),
-  });
+export function openDeps(o: DataDirOptions): { deps: MailboxDeps; db: Db } {
+  const config = cliConfig(o);
+  if (!o.init) requireDatabase(config);
+  const warn = (message: string) => process.stderr.write(`mailroom: warning: ${message}\n`);
+  const { db, store } = openDataDir(config, { info: () => {}, warn });
   return { deps: { store, config, bus: new EventBus(), log: pino({ level: 'silent' }) }, db };
 }
 
-export function withDeps<T>(dataDir: string | undefined, fn: (deps: MailboxDeps) => T): T {
-  const { deps, db } = openDeps(dataDir);
+export function withDeps<T>(o: DataDirOptions, fn: (deps: MailboxDeps) => T): T {
+  const { deps, db } = openDeps(o);
   try {
     return fn(deps);
   } finally {
@@ -26,12 +54,9 @@ export function withDeps<T>(dataDir: string | undefined, fn: (deps: MailboxDeps)
   }
 }
 
-/** withDeps for work that awaits (a connection test): the database stays open until it settles. */
-export async function withDepsAsync<T>(
-  dataDir: string | undefined,
-  fn: (deps: MailboxDeps) => Promise<T>,
-): Promise<T> {
-  const { deps, db } = openDeps(dataDir);
+/** withDeps for work that awaits (a connection test, a backup): the database stays open until it settles. */
+export async function withDepsAsync<T>(o: DataDirOptions, fn: (deps: MailboxDeps) => Promise<T>): Promise<T> {
+  const { deps, db } = openDeps(o);
   try {
     return await fn(deps);
   } finally {

@@ -1,34 +1,30 @@
 import { Command } from 'commander';
-import { ConfigError } from '../config.js';
-import { MailroomError } from '../mailbox/errors.js';
 import { registerAdminCommands } from './admin-commands.js';
+import { registerBackupCommands } from './backup-commands.js';
+import { fail, report } from './errors.js';
 import { registerServe } from './serve.js';
 
 const program = new Command();
 program
   .name('mailroom')
   .description('Mail server for software agents: SMTP in, SQLite store, HTTP JSON API')
-  .version('0.1.0');
-// Usage errors are one line, like every other error (contract 2); help stays one flag away.
+  .version('0.1.0')
+  // Errors end in fail(), which picks the exit code (README, "Exit codes").
+  .exitOverride();
+// Usage errors are one line, like every other error (contract 2); help stays one flag away. An
+// unknown option's value is left out: it may be a secret typed with the wrong option name.
 program.configureOutput({
-  outputError: (message, write) =>
-    write(`mailroom: ${message.replace(/^error: /, '').trim()} (see --help)\n`),
+  outputError: (message) =>
+    report(
+      'usage',
+      `${message
+        .replace(/^error: /, '')
+        .replace(/(option '[^'=\s]+)=[^']*'/, "$1=…'")
+        .trim()} (see --help)`,
+    ),
 });
 registerServe(program);
 registerAdminCommands(program);
-
-function fail(error: unknown): never {
-  if (error instanceof MailroomError || error instanceof ConfigError) {
-    process.stderr.write(`mailroom: ${error.message}\n`);
-    process.exit(1);
-  }
-  const code = (error as { code?: string }).code;
-  if (code === 'SQLITE_BUSY' || code === 'EADDRINUSE' || code === 'EACCES') {
-    process.stderr.write(`mailroom: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
-  process.stderr.write(`mailroom: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
-  process.exit(2);
-}
+registerBackupCommands(program);
 
 program.parseAsync(process.argv).catch(fail);

@@ -10,6 +10,8 @@ export interface OpenOptions {
   synchronous?: 'full' | 'normal';
   /** Told what could not be made private to this user (the files are readable by others). */
   onWarning?: (message: string) => void;
+  /** Told when the start waits for another process's migration (or write) to finish. */
+  onWait?: (message: string) => void;
 }
 
 export function openDatabase(options: OpenOptions): Db {
@@ -24,6 +26,11 @@ export function openDatabase(options: OpenOptions): Db {
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
   const db = new Db(sqlite);
-  runMigrations(db);
+  try {
+    runMigrations(db, { onWait: options.onWait });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }

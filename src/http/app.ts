@@ -24,8 +24,8 @@ import { registerThreadRoutes } from './routes/threads.js';
 
 export interface HttpOptions {
   deps: MailboxDeps;
-  /** Whether the database is open and the listeners are up, for /readyz. */
-  ready: () => boolean;
+  /** For /readyz: 'ready' once the listeners are up and the database takes writes. */
+  ready: () => 'ready' | 'starting' | 'unavailable';
   /** More /api/v1 route families (sending, labels, webhooks...) registered by their owners. */
   extraRoutes?: ((app: OpenAPIHono<AppEnv>) => void)[];
   /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
@@ -61,9 +61,10 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const bodyCheck = jsonBody(deps.config.maxBodyBytes);
 
   root.get('/healthz', (c) => c.json({ status: 'ok' }));
-  root.get('/readyz', (c) =>
-    options.ready() ? c.json({ status: 'ready' }) : c.json({ status: 'starting' }, 503),
-  );
+  root.get('/readyz', (c) => {
+    const status = options.ready();
+    return status === 'ready' ? c.json({ status }) : c.json({ status }, 503);
+  });
   registerMetricsRoute(root, httpMetrics);
 
   const api = validateWholeRequests(new OpenAPIHono<AppEnv>(validationHook as never));

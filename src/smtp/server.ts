@@ -121,7 +121,12 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     },
   });
 
-  server.on('error', (error) => log.warn({ err: error }, 'smtp connection error'));
+  // smtp-server reports its listening socket's errors here too: a port already taken or a host
+  // that does not resolve is the start's to report (in one line, naming the setting), not a
+  // connection's.
+  server.on('error', (error) => {
+    if (server.server.listening) log.warn({ err: error }, 'smtp connection error');
+  });
   const reloadTls = tlsFiles ? tlsReloader(server, tlsFiles, log) : null;
 
   /**

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import tls from 'node:tls';
+import { ConfigError } from '../config.js';
 import type { Logger } from 'pino';
 import type { SMTPServer } from 'smtp-server';
 
@@ -7,9 +9,28 @@ export interface TlsFiles {
   key: string;
 }
 
-/** The PEM files, read now: a missing or unreadable file stops the start with its path named. */
+/**
+ * The PEM files, read and loaded now: a missing or unreadable file, or a pair that does not
+ * load, stops the start with one line naming the setting (and the path, never the contents).
+ */
 export function readTlsFiles(files: TlsFiles): { cert: Buffer; key: Buffer } {
-  return { cert: fs.readFileSync(files.cert), key: fs.readFileSync(files.key) };
+  const read = (file: string, setting: string) => {
+    try {
+      return fs.readFileSync(file);
+    } catch (error) {
+      throw new ConfigError(`${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    }
+  };
+  const pair = { cert: read(files.cert, 'MAILROOM_TLS_CERT'), key: read(files.key, 'MAILROOM_TLS_KEY') };
+  try {
+    tls.createSecureContext(pair);
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^error:[0-9A-F]+:/, '');
+    throw new ConfigError(
+      `MAILROOM_TLS_CERT and MAILROOM_TLS_KEY: ${files.cert} and ${files.key} are not a PEM certificate and its private key (${reason})`,
+    );
+  }
+  return pair;
 }
 
 const stampOf = async (files: TlsFiles): Promise<string> => {

@@ -16,6 +16,7 @@ import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
 import { WebhookDeliveryStore } from './webhook-deliveries.js';
 import { WebhookStore } from './webhooks.js';
+import { HealthStore } from './health.js';
 
 /**
  * Every table family, over one database. The only place with SQL. `secret` (MAILROOM_SECRET)
@@ -41,6 +42,7 @@ export function createStore(db: Db, secret: string) {
     webhooks: new WebhookStore(db, sealer),
     webhookDeliveries: new WebhookDeliveryStore(db, sealer),
     imapState: new ImapStateStore(db),
+    health: new HealthStore(db),
   };
 }
 

@@ -2,8 +2,10 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import type { Db } from '../db/connection.js';
+import { dataDirProblem } from '../db/data-dir-errors.js';
 import { SECRET_FILE } from '../db/file-modes.js';
 import { openDatabase } from '../db/open.js';
+import { loadOrCreateSecret } from '../secret.js';
 import { createStore } from './index.js';
 import type { Store } from './index.js';
 import { sealSecretsAtRest } from './seal-at-rest.js';
@@ -15,6 +17,20 @@ export interface OpenLog {
 }
 
 /**
+ * The data directory as the server and the admin commands open it: MAILROOM_SECRET loaded (or
+ * secret.key created beside the database), then openStore. A directory that cannot be created,
+ * read or written is a ConfigError naming it (one line, no stack).
+ */
+export function openDataDir(config: Config, log: OpenLog): { db: Db; store: Store } {
+  try {
+    config.secret = loadOrCreateSecret(config);
+    return openStore(config, log);
+  } catch (error) {
+    throw dataDirProblem(error, config.dbFile) ?? error;
+  }
+}
+
+/**
  * The database as the server and the admin commands open it, MAILROOM_SECRET already loaded:
  * files private to this user, migrations applied, the secret checked and any secret still in
  * clear sealed. A secret that is not the database's is a ConfigError (one line, no stack). The
@@ -23,7 +39,12 @@ export interface OpenLog {
  */
 export function openStore(config: Config, log: OpenLog): { db: Db; store: Store } {
   if (!config.secret) throw new Error('MAILROOM_SECRET must be loaded before the store opens');
-  const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync, onWarning: (m) => log.warn(m) });
+  const db = openDatabase({
+    file: config.dbFile,
+    synchronous: config.dbSync,
+    onWarning: (m) => log.warn(m),
+    onWait: (m) => log.warn(m),
+  });
   try {
     const sealed = sealSecretsAtRest(db, new Sealer(config.secret));
     if (sealed.dkimKeys + sealed.webhookSecrets > 0) {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import { SEALED_PREFIX } from './sealing.js';
+import { SEALED_PREFIX, SealedValueUnreadable } from './sealing.js';
 import type { Sealer } from './sealing.js';
 
 /** A settings row sealed with the database's secret: a wrong secret shows at start, not at first use. */
@@ -65,6 +65,31 @@ function sealInOneTransaction(db: Db, sealer: Sealer): SealedNow {
     }
     return { dkimKeys: keys.length, webhookSecrets: secrets.length };
   });
+}
+
+/**
+ * Whether `sealer` opens what the database has sealed (its secret_check row, or else an IMAP
+ * credential); undefined when it holds nothing sealed to try. Reads only.
+ */
+export function secretOpens(db: Db, sealer: Sealer): boolean | undefined {
+  const check = db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
+  const sealed =
+    check?.value ??
+    db.first(
+      db.kysely
+        .selectFrom('inboxes')
+        .select('remote_config')
+        .where('remote_config', 'like', `${SEALED_PREFIX}%`)
+        .limit(1),
+    )?.remote_config;
+  if (!sealed) return undefined;
+  try {
+    sealer.open(check ? 'secret-check' : 'remote-credentials', sealed);
+    return true;
+  } catch (error) {
+    if (error instanceof SealedValueUnreadable) return false;
+    throw error;
+  }
 }
 
 function checkSecret(db: Db, sealer: Sealer): void {

@@ -32,7 +32,7 @@ describe('the mailroom admin CLI on a data directory', { timeout: 120_000 }, () 
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('adds a domain and prints the DNS records to publish', async () => {
-    const result = await mailroom(['domain', 'add', 'team.example'], env);
+    const result = await mailroom(['domain', 'add', 'team.example', '--init'], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^MX\s+team\.example\s+10 \S+/m);
     expect(result.stdout).toMatch(/^TXT\s+team\.example\s+v=spf1 /m);
@@ -45,7 +45,7 @@ describe('the mailroom admin CLI on a data directory', { timeout: 120_000 }, () 
   it('points the MX record at MAILROOM_HOSTNAME when it is set, without the note', async () => {
     const ownDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-mx-'));
     try {
-      const result = await mailroom(['domain', 'add', 'other.example'], {
+      const result = await mailroom(['domain', 'add', 'other.example', '--init'], {
         MAILROOM_DATA_DIR: ownDir,
         MAILROOM_HOSTNAME: 'mx.other.example',
       });
@@ -192,10 +192,30 @@ describe('mailroom serve when it cannot start', { timeout: 120_000 }, () => {
   it('says so in one line when a port is taken, and keeps the first-start key for the next start', async () => {
     const port = String((blocker.address() as net.AddressInfo).port);
     const env = { MAILROOM_DATA_DIR: dataDir, MAILROOM_LOG_LEVEL: 'silent' };
-    expectOneLineError(await mailroom(['serve', '--http-port', port, '--smtp-port', '0'], env), /EADDRINUSE/);
+    expectOneLineError(
+      await mailroom(['serve', '--http-port', port, '--smtp-port', '0'], env),
+      new RegExp(
+        `^mailroom: HTTP port ${port} on 127\\.0\\.0\\.1 is already in use \\(MAILROOM_HTTP_PORT, --http-port\\)`,
+      ),
+    );
     // The bootstrap key is printed only once the server is up, so a failed start must not use it up.
     const users = JSON.parse((await mailroom(['user', 'list', '--json'], env)).stdout).users;
     expect(users).toEqual([]);
+  });
+
+  it('names the SMTP port and its setting, and logs no connection error for it', async () => {
+    const port = String((blocker.address() as net.AddressInfo).port);
+    const result = await mailroom(['serve', '--http-port', '0', '--smtp-port', port], {
+      MAILROOM_DATA_DIR: dataDir,
+      MAILROOM_LOG_LEVEL: 'info',
+    });
+    expectOneLineError(
+      result,
+      new RegExp(
+        `SMTP port ${port} on 127\\.0\\.0\\.1 is already in use \\(MAILROOM_SMTP_PORT, --smtp-port\\)`,
+      ),
+    );
+    expect(result.stdout).not.toContain('connection error');
   });
 
   it('names the setting in one line when a value is invalid', async () => {
@@ -214,7 +234,9 @@ describe('the admin CLI and secrets at rest', { timeout: 120_000 }, () => {
   afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
 
   it('creates the data directory 0700 and its files 0600, and stores the DKIM key sealed', async () => {
-    const result = await mailroom(['domain', 'add', 'sealed.example'], { MAILROOM_DATA_DIR: dataDir });
+    const result = await mailroom(['domain', 'add', 'sealed.example', '--init'], {
+      MAILROOM_DATA_DIR: dataDir,
+    });
     expect(result.code).toBe(0);
     const modeOf = (name: string) => (fs.statSync(path.join(dataDir, name)).mode & 0o777).toString(8);
     expect(modeOf('.')).toBe('700');

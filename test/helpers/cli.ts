@@ -12,11 +12,11 @@ export interface CliResult {
 
 /**
  * Runs the `mailroom` command from source (tsx), so the test never depends on a stale dist/.
- * Only the environment given here reaches it, besides PATH.
+ * Only the environment given here reaches it, besides PATH; `input` is its standard input.
  */
-export function mailroom(args: string[], env: Record<string, string>): Promise<CliResult> {
+export function mailroom(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
       { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
@@ -25,5 +25,7 @@ export function mailroom(args: string[], env: Record<string, string>): Promise<C
         resolve({ code, stdout, stderr });
       },
     );
+    // Standard input is a pipe that ends (never a terminal): `input`, or nothing.
+    child.stdin?.end(input);
   });
 }

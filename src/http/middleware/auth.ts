@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { mailroomErrorOf } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
@@ -23,7 +24,13 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
     const now = Date.now();
     if (now - (lastTouched.get(row.id) ?? 0) > TOUCH_INTERVAL_MS) {
       lastTouched.set(row.id, now);
-      c.var.deps.store.apiKeys.touch(row.id);
+      try {
+        c.var.deps.store.apiKeys.touch(row.id);
+      } catch (error) {
+        // A database that cannot be written still serves reads: last_used_at waits for the next
+        // touch, and a write the request itself makes answers 503 unavailable.
+        if (mailroomErrorOf(error)?.code !== 'unavailable') throw error;
+      }
     }
     c.set('userId', row.user_id);
     c.set('keyId', row.id);

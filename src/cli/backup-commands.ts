@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { backupDatabase } from '../db/backup.js';
+import { SECRET_FILE } from '../db/file-modes.js';
+import { restoreDatabase } from '../store/restore.js';
+import { cliConfig, withDepsAsync } from './admin-context.js';
+import type { DataDirOptions } from './admin-context.js';
+import { common } from './admin-commands.js';
+import { CliError } from './errors.js';
+import { print } from './output.js';
+
+export function registerBackupCommands(program: Command): void {
+  common(
+    program
+      .command('backup <file>')
+      .description('copy the database to <file>, consistent while the server runs (keep secret.key with it)')
+      .option('--force', 'replace <file> if it exists'),
+  ).action(async (file: string, o: DataDirOptions & { force?: boolean }) => {
+    const target = path.resolve(file);
+    if (fs.existsSync(target) && !o.force) {
+      throw new CliError('conflict', `${target} already exists: add --force to replace it`);
+    }
+    if (!fs.existsSync(path.dirname(target))) {
+      throw new CliError('not_found', `the directory ${path.dirname(target)} does not exist`);
+    }
+    const { bytes, secretFile } = await withDepsAsync(o, async (deps) => ({
+      ...(await backupDatabase(deps.store.db, target)),
+      secretFile: process.env.MAILROOM_SECRET
+        ? undefined
+        : path.join(path.dirname(deps.config.dbFile), SECRET_FILE),
+    }));
+    print(!!o.json, { backup: { file: target, bytes } }, () =>
+      [
+        `backed up to ${target} (${bytes} bytes)`,
+        `The backup does not hold the secret that opens its DKIM keys, webhook secrets and IMAP credentials: ` +
+          (secretFile ? `keep a copy of ${secretFile} with it.` : 'keep MAILROOM_SECRET with it.'),
+      ].join('\n'),
+    );
+  });
+
+  common(
+    program
+      .command('restore <file>')
+      .description(
+        'replace the database with a backup (the server must be stopped; secret.key restored first)',
+      )
+      .option('--force', 'replace the database the data directory already holds'),
+  ).action(async (file: string, o: DataDirOptions & { force?: boolean }) => {
+    const summary = await restoreDatabase(cliConfig(o), path.resolve(file), { force: !!o.force });
+    print(
+      !!o.json,
+      { restored: summary },
+      () =>
+        `restored ${path.resolve(file)} into ${summary.database}: ${summary.users} user(s), ` +
+        `${summary.inboxes} inbox(es), ${summary.messages} message(s). Start the server on it.`,
+    );
+  });
+}
