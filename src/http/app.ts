@@ -2,7 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import type { AppEnv } from './context.js';
-import { handleError, sendError, sendValidationError } from './errors.js';
+import { handleError, sendValidationError } from './errors.js';
+import { notFoundOrNotAllowed } from './method-not-allowed.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -35,7 +36,7 @@ export interface HttpOptions {
 const validationHook = {
   defaultHook: (
     result: { success: boolean; error?: unknown; target?: string },
-    c: Parameters<typeof sendError>[0],
+    c: Parameters<typeof sendValidationError>[0],
   ) => {
     if (!result.success) {
       const prefix = result.target === 'json' ? '' : result.target === 'param' ? 'path' : '';
@@ -49,7 +50,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const { deps } = options;
   const root = new OpenAPIHono<AppEnv>(validationHook as never);
   root.onError(handleError);
-  root.notFound((c) => sendError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  root.notFound(notFoundOrNotAllowed(root));
   const httpMetrics = new HttpMetrics();
   root.use('*', recordHttpMetrics(httpMetrics)); // first, so its latency covers all the rest
   root.use('*', securityHeaders());

@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { HTTP_ERROR_CODES } from '../errors.js';
 
 export const ErrorResponse = z
   .object({
     success: z.literal(false),
     error: z.object({
-      code: z.string().openapi({ example: 'validation_error' }),
+      code: z.enum(HTTP_ERROR_CODES).openapi({ example: 'validation_error' }),
       message: z.string(),
       details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),
