@@ -11,6 +11,7 @@ import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
+import { serveOpenApiDocument } from './openapi-document.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
@@ -88,15 +89,12 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerFolderRoutes(api);
   registerThreadRoutes(api);
   for (const register of options.extraRoutes ?? []) register(api);
-  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
-  api.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Mailroom API',
-      version: '1.0.0',
-      description: 'Inboxes for software agents: list, read, send, reply, forward, organise and search mail.',
-    },
-    servers: [{ url: '/api/v1' }],
+  serveOpenApiDocument(api, '/openapi.json', {
+    title: 'Mailroom API',
+    description: 'Inboxes for software agents: list, read, send, reply, forward, organise and search mail.',
+    server: '/api/v1',
+    securityScheme: { name: 'bearerAuth', description: 'an API key: Authorization: Bearer <key>' },
+    rateLimited: true,
   });
   root.route('/api/v1', api);
   root.route(
