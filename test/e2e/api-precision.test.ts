@@ -315,6 +315,15 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
     });
   });
 
+  it('takes __proto__ and constructor as folder names like any other (404, not 500)', async () => {
+    const acc = `account=${server.inbox}`;
+    for (const folder of ['__proto__', 'constructor', 'toString']) {
+      const list = await server.api(`/emails?${acc}&folder=${folder}`);
+      const read = await server.api(`/emails/1?${acc}&folder=${folder}`);
+      expect([list.status, read.status, list.json.error.code]).toEqual([404, 404, 'not_found']);
+    }
+  });
+
   describe('a method the path does not take (405)', () => {
     it('answers 405 with Allow listing the methods the path takes, and the error envelope', async () => {
       const cases: [method: string, path: string, allow: string][] = [

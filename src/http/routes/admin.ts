@@ -231,7 +231,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
           .refine((b) => (b.imap === undefined) === (b.smtp === undefined), {
             message: 'an external mailbox needs both imap and smtp',
             path: ['smtp'],
-          }),
+          })
+          .openapi({ dependentRequired: { imap: ['smtp'], smtp: ['imap'] } } as never),
       ),
       responses: {
         ...created(z.object({ inbox: AdminInbox }), 'The inbox'),

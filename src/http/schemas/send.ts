@@ -145,6 +145,7 @@ export const DraftUidParam = z.object({ uid: uidPath('uid') });
 export const IdempotencyHeader = z.object({
   'idempotency-key': z
     .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters')
     .optional()
     .openapi({ description: 'a retry with the same key returns the first result (kept 24 h)' }),
 });
