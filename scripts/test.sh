@@ -5,10 +5,14 @@ cd "$(dirname "$0")/.."
 
 bash scripts/ensure-test-deps.sh || exit 1
 
-echo "== typecheck, lint, format"
+echo "== typecheck, lint, format, OpenAPI lint"
 npx tsc --noEmit || exit 1
 npx eslint . || exit 1
 npx prettier --check . >/dev/null || { npx prettier --check .; exit 1; }
+# The OpenAPI documents as served, linted offline (no telemetry, no update check): 0 problems.
+npx tsx scripts/openapi-dump.ts >/dev/null || exit 1
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint >.tmp/redocly.log 2>&1 ||
+  { cat .tmp/redocly.log; exit 1; }
 
 echo "== tests"
 mkdir -p .tmp

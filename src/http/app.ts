@@ -2,7 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import type { AppEnv } from './context.js';
-import { handleError, sendError, sendValidationError } from './errors.js';
+import { handleError, sendValidationError } from './errors.js';
+import { notFoundOrNotAllowed } from './method-not-allowed.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -10,6 +11,7 @@ import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
+import { serveOpenApiDocument } from './openapi-document.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
@@ -35,7 +37,7 @@ export interface HttpOptions {
 const validationHook = {
   defaultHook: (
     result: { success: boolean; error?: unknown; target?: string },
-    c: Parameters<typeof sendError>[0],
+    c: Parameters<typeof sendValidationError>[0],
   ) => {
     if (!result.success) {
       const prefix = result.target === 'json' ? '' : result.target === 'param' ? 'path' : '';
@@ -49,7 +51,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const { deps } = options;
   const root = new OpenAPIHono<AppEnv>(validationHook as never);
   root.onError(handleError);
-  root.notFound((c) => sendError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  root.notFound(notFoundOrNotAllowed(root));
   const httpMetrics = new HttpMetrics();
   root.use('*', recordHttpMetrics(httpMetrics)); // first, so its latency covers all the rest
   root.use('*', securityHeaders());
@@ -88,15 +90,12 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerFolderRoutes(api);
   registerThreadRoutes(api);
   for (const register of options.extraRoutes ?? []) register(api);
-  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
-  api.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Mailroom API',
-      version: '1.0.0',
-      description: 'Inboxes for software agents: list, read, send, reply, forward, organise and search mail.',
-    },
-    servers: [{ url: '/api/v1' }],
+  serveOpenApiDocument(api, '/openapi.json', {
+    title: 'Mailroom API',
+    description: 'Inboxes for software agents: list, read, send, reply, forward, organise and search mail.',
+    server: '/api/v1',
+    securityScheme: { name: 'bearerAuth', description: 'an API key: Authorization: Bearer <key>' },
+    rateLimited: true,
   });
   root.route('/api/v1', api);
   root.route(

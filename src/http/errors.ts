@@ -7,7 +7,7 @@ import { mailroomErrorOf } from '../mailbox/errors.js';
 
 /** The one place where error codes become HTTP statuses (contract 3). */
 const STATUS: Record<
-  ErrorCode | 'invalid_json' | 'unsupported_media_type' | 'rate_limited',
+  ErrorCode | 'invalid_json' | 'method_not_allowed' | 'unsupported_media_type' | 'rate_limited',
   ContentfulStatusCode
 > = {
   validation_error: 400,
@@ -15,6 +15,7 @@ const STATUS: Record<
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -29,6 +30,9 @@ const STATUS: Record<
 export const UNAVAILABLE_RETRY_AFTER_S = 30;
 
 export type HttpErrorCode = keyof typeof STATUS;
+
+/** Every code an error response may carry, for the OpenAPI document. */
+export const HTTP_ERROR_CODES = Object.keys(STATUS) as [HttpErrorCode, ...HttpErrorCode[]];
 
 export function errorBody(code: HttpErrorCode, message: string, details?: ErrorDetail[]) {
   return { success: false as const, error: { code, message, ...(details ? { details } : {}) } };
@@ -102,6 +106,7 @@ const FRAMEWORK_CODES: Partial<Record<number, HttpErrorCode>> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',

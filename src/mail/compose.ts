@@ -84,7 +84,8 @@ function decodeEntities(s: string): string {
       const code = ent[1] === 'x' || ent[1] === 'X' ? parseInt(ent.slice(2), 16) : parseInt(ent.slice(1), 10);
       return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
-    return ENTITIES[ent.toLowerCase()] ?? whole;
+    const name = ent.toLowerCase();
+    return Object.hasOwn(ENTITIES, name) ? ENTITIES[name]! : whole;
   });
 }
 

@@ -15,6 +15,8 @@ export interface DraftInput {
   inReplyTo?: string | null;
   references?: string[];
   messageIdDomain: string;
+  /** The draft's Message-ID so far: kept across updates and into the sent message. */
+  messageId?: string;
   date?: Date;
 }
 
@@ -27,7 +29,7 @@ export async function composeDraft(input: DraftInput): Promise<{ raw: Buffer; me
     from: input.from.name ? { name: input.from.name, address: input.from.address } : input.from.address,
     subject: input.subject,
     date: input.date ?? new Date(),
-    messageId: newMessageId(input.messageIdDomain),
+    messageId: input.messageId ?? newMessageId(input.messageIdDomain),
     text: input.text ?? (input.html !== undefined ? htmlToText(input.html) : ''),
     attachments: input.attachments.map((a) => ({
       filename: a.filename,

@@ -12,11 +12,11 @@ export function requireInbox(deps: MailboxDeps, userId: number, account: string)
 }
 
 /** Names other clients give a standard folder under another name (source 1: "Spam or Junk"). */
-const SPECIAL_USE_NAMES: Record<string, string> = { junk: '\\Junk' };
+const SPECIAL_USE_NAMES = new Map([['junk', '\\Junk']]); // a Map: `__proto__` is a folder name too
 
 /** A folder by name, case-insensitively, or the standard folder another client's name means. */
 function findFolder(deps: MailboxDeps, inbox: InboxRow, name: string): FolderRow | undefined {
-  const specialUse = SPECIAL_USE_NAMES[name.toLowerCase()];
+  const specialUse = SPECIAL_USE_NAMES.get(name.toLowerCase());
   return (
     deps.store.folders.find(inbox.id, name) ??
     (specialUse ? deps.store.folders.findBySpecialUse(inbox.id, specialUse) : undefined)

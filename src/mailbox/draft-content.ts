@@ -40,6 +40,8 @@ export interface DraftState {
   attachments: ComposeAttachment[];
   inReplyTo: string | null;
   references: string[];
+  /** Absent on a new draft (one is made) and on a synced one that had none. */
+  messageId?: string;
 }
 
 export const EMPTY_DRAFT: DraftState = {
@@ -71,6 +73,7 @@ export function stateOf(parsed: ParsedEmail): DraftState {
     })),
     inReplyTo: parsed.inReplyTo,
     references: parsed.references,
+    ...(parsed.messageIdGenerated ? {} : { messageId: parsed.messageId }),
   };
 }
 

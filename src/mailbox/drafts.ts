@@ -71,6 +71,7 @@ function composeInputOf(deps: MailboxDeps, inbox: InboxRow, state: DraftState) {
     inReplyTo: state.inReplyTo,
     references: state.references,
     messageIdDomain: inbox.address.split('@')[1] ?? deps.config.domain,
+    ...(state.messageId ? { messageId: state.messageId } : {}),
   };
 }
 

@@ -314,4 +314,57 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
       expect((await server.api(file)).status).toBe(200);
     });
   });
+
+  it('takes __proto__ and constructor as folder names like any other (404, not 500)', async () => {
+    const acc = `account=${server.inbox}`;
+    for (const folder of ['__proto__', 'constructor', 'toString']) {
+      const list = await server.api(`/emails?${acc}&folder=${folder}`);
+      const read = await server.api(`/emails/1?${acc}&folder=${folder}`);
+      expect([list.status, read.status, list.json.error.code]).toEqual([404, 404, 'not_found']);
+    }
+  });
+
+  describe('a method the path does not take (405)', () => {
+    it('answers 405 with Allow listing the methods the path takes, and the error envelope', async () => {
+      const cases: [method: string, path: string, allow: string][] = [
+        ['PUT', '/emails', 'GET, HEAD'],
+        ['DELETE', '/labels', 'GET, HEAD, POST'],
+        ['POST', '/accounts', 'GET, HEAD'],
+        ['GET', '/emails/drafts/1', 'DELETE, PUT'],
+        ['PUT', '/webhooks/wh_1', 'DELETE, GET, HEAD, PATCH'],
+      ];
+      for (const [method, path, allow] of cases) {
+        const res = await server.api(path, { method });
+        expect({ route: `${method} ${path}`, status: res.status, allow: res.headers.get('allow') }).toEqual({
+          route: `${method} ${path}`,
+          status: 405,
+          allow,
+        });
+        expect(res.json).toEqual({
+          success: false,
+          error: { code: 'method_not_allowed', message: expect.stringContaining(allow) },
+        });
+      }
+      const health = await fetch(`${server.baseUrl}/healthz`, { method: 'POST' });
+      expect([health.status, health.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    });
+
+    it('keeps 404 for an unknown path, and 401 before 405 for a caller without a key', async () => {
+      const unknown = await server.api('/nothing-here', { method: 'PUT' });
+      expect([unknown.status, unknown.json.error.code, unknown.headers.get('allow')]).toEqual([
+        404,
+        'not_found',
+        null,
+      ]);
+      const anonymous = await server.api('/emails', { method: 'PUT', key: null });
+      expect(anonymous.status).toBe(401);
+    });
+
+    it('lists method_not_allowed among the error codes of the OpenAPI document', async () => {
+      const doc = (await server.api('/openapi.json')).json;
+      expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain(
+        'method_not_allowed',
+      );
+    });
+  });
 });

@@ -171,6 +171,28 @@ describe('drafts', () => {
     expect(twice.status).toBe(404);
   });
 
+  it('keeps its Message-ID across updates, and the sent message carries it', async () => {
+    const created = await create({ account: server.inbox, to: [bob.inbox], subject: 'Stable', text: 'v1' });
+    const { uid, messageId } = created.json.data.draft;
+    expect(messageId).toMatch(/^<.+@.+>$/);
+    const first = await update(uid, { account: server.inbox, text: 'v2' });
+    const second = await update(uid, { account: server.inbox, subject: 'Stable id', to: [bob.inbox] });
+    expect([first.json.data.draft.messageId, second.json.data.draft.messageId]).toEqual([
+      messageId,
+      messageId,
+    ]);
+    const inDrafts = await server.api(`/emails/${uid}?account=${server.inbox}&folder=Drafts`);
+    expect(inDrafts.json.data.email.messageId).toBe(messageId);
+
+    const sent = await sendDraft(uid);
+    expect(sent.status).toBe(200);
+    expect(sent.json.data.messageId).toBe(messageId);
+    const sentRaw = await simpleParser((await server.api(`/emails/${uid}/raw?account=${server.inbox}`)).text);
+    expect(sentRaw.messageId).toBe(messageId);
+    const bobs = await server.api(`/emails?account=${bob.inbox}&subject=Stable`, { key: bob.key });
+    expect(bobs.json.data.emails.map((e: { messageId: string }) => e.messageId)).toEqual([messageId]);
+  });
+
   it('an idempotent draft send retried returns the first result instead of 404', async () => {
     const created = await create({
       account: server.inbox,

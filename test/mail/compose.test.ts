@@ -132,6 +132,12 @@ describe('composeMessage bodies', () => {
       htmlToText('<script>alert(1)</script><div>a &lt;b&gt; &#233;&#x263A;</div><ul><li>x</li></ul>'),
     ).toBe('a <b> é☺\n\n- x');
   });
+
+  it('htmlToText keeps an entity it does not know as written, names of Object.prototype included', () => {
+    expect(htmlToText('<p>a &constructor; b &toString; c &amp;</p>')).toBe(
+      'a &constructor; b &toString; c &',
+    );
+  });
 });
 
 describe('composeMessage attachments', () => {

@@ -24,6 +24,7 @@ const Account = z
 const list = createRoute({
   method: 'get',
   path: '/accounts',
+  operationId: 'listAccounts',
   tags: ['Accounts'],
   summary: "The API key's inboxes",
   security: bearerSecurity,

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import {
   addDomain,
   addLocalInbox,
@@ -21,12 +21,29 @@ import type { AuthThrottle } from '../middleware/auth-throttle.js';
 import { ok } from '../envelope.js';
 import { sendError } from '../errors.js';
 import { validateWholeRequests } from '../middleware/validate-request.js';
+import { serveOpenApiDocument } from '../openapi-document.js';
+import {
+  AdminDomain,
+  AdminInbox,
+  AdminKey,
+  AdminKeyWithSecret,
+  AdminUser,
+  userRef,
+} from '../schemas/admin.js';
 import { commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
-import { okJson } from './send.js';
 
 const adminSecurity = [{ adminAuth: [] }];
-const errors = { 400: commonErrors[400], 401: commonErrors[401], 404: commonErrors[404] };
-const userRef = z.union([z.string().min(1), z.number().int()]).transform(String);
+const errors = {
+  400: commonErrors[400],
+  401: { ...commonErrors[401], description: 'Missing or wrong admin token' },
+  404: { ...commonErrors[404], description: 'Not found, or the admin API is disabled' },
+  429: { ...commonErrors[429], description: 'Too many failed admin token attempts from this address' },
+  503: commonErrors[503],
+};
+const conflict = { 409: { ...commonErrors[404], description: 'The name is taken' } };
+const created = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  201: { description, content: { 'application/json': { schema: envelope(schema) } } },
+});
 
 function adminAuth(token: string | undefined, throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
   const expected = token ? crypto.createHash('sha256').update(token).digest() : undefined;
@@ -36,6 +53,7 @@ function adminAuth(token: string | undefined, throttle: AuthThrottle): Middlewar
     const digest = crypto.createHash('sha256').update(presented).digest();
     if (!crypto.timingSafeEqual(digest, expected)) {
       throttle.failed(c);
+      c.header('WWW-Authenticate', 'Bearer');
       return sendError(c, 'unauthorized', 'a valid admin token is required');
     }
     return next();
@@ -45,8 +63,9 @@ function adminAuth(token: string | undefined, throttle: AuthThrottle): Middlewar
 const route = <M extends 'get' | 'post' | 'delete', P extends string>(
   method: M,
   path: P,
+  operationId: string,
   summary: string,
-) => ({ method, path, tags: ['Admin'], summary, security: adminSecurity });
+) => ({ method, path, operationId, tags: ['Admin'], summary, security: adminSecurity });
 
 export interface AdminAppOptions {
   /** MAILROOM_ADMIN_TOKEN; without it every admin route answers 404. */
@@ -59,8 +78,12 @@ export interface AdminAppOptions {
 
 export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOptions) {
   const app = validateWholeRequests(new OpenAPIHono<AppEnv>(hook));
-  app.use('*', throttle.guard());
-  app.use('*', adminAuth(token, throttle));
+  const guard = throttle.guard();
+  const auth = adminAuth(token, throttle);
+  // The document is public once the admin API is on, as /api/v1/openapi.json is; off, it is 404.
+  const isDocument = (c: Context) => token !== undefined && c.req.path === '/admin/v1/openapi.json';
+  app.use('*', (c, next) => (isDocument(c) ? next() : guard(c, next)));
+  app.use('*', (c, next) => (isDocument(c) ? next() : auth(c, next)));
   if (bodyCheck) app.use('*', bodyCheck);
   const name = z.object({ name: z.string().min(1) });
 
@@ -69,10 +92,11 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       ...route(
         'post',
         '/domains',
+        'createDomain',
         'Host a domain: creates its DKIM key and returns the DNS records to publish',
       ),
       request: jsonBody(z.object({ domain: z.string().min(1) })),
-      responses: { ...okResponse(envelope(z.object({ domain: z.any() })), 'The domain'), ...errors },
+      responses: { ...created(z.object({ domain: AdminDomain }), 'The domain'), ...errors, ...conflict },
     }),
     (c) => {
       const deps = c.var.deps;
@@ -85,8 +109,11 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('get', '/domains', 'Hosted domains'),
-      responses: { ...okResponse(envelope(z.object({ domains: z.array(z.any()) })), 'Domains'), ...errors },
+      ...route('get', '/domains', 'listDomains', 'Hosted domains'),
+      responses: {
+        ...okResponse(envelope(z.object({ domains: z.array(AdminDomain) })), 'Domains'),
+        ...errors,
+      },
     }),
     (c) =>
       ok(c, {
@@ -95,7 +122,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('delete', '/domains/{name}', 'Stop hosting a domain'),
+      ...route('delete', '/domains/{name}', 'deleteDomain', 'Stop hosting a domain'),
       request: { params: name },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
@@ -107,22 +134,27 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
 
   app.openapi(
     createRoute({
-      ...route('post', '/users', 'Create a user'),
+      ...route('post', '/users', 'createUser', 'Create a user'),
       request: jsonBody(z.object({ name: z.string().min(1) })),
-      responses: { ...okResponse(envelope(z.object({ user: z.any() })), 'The user'), ...errors },
+      responses: { ...created(z.object({ user: AdminUser }), 'The user'), ...errors, ...conflict },
     }),
     (c) => ok(c, { user: addUser(c.var.deps, c.req.valid('json').name) }, 201),
   );
   app.openapi(
     createRoute({
-      ...route('get', '/users', 'Users'),
-      responses: { ...okResponse(envelope(z.object({ users: z.array(z.any()) })), 'Users'), ...errors },
+      ...route('get', '/users', 'listUsers', 'Users'),
+      responses: { ...okResponse(envelope(z.object({ users: z.array(AdminUser) })), 'Users'), ...errors },
     }),
     (c) => ok(c, { users: c.var.deps.store.users.list() }),
   );
   app.openapi(
     createRoute({
-      ...route('delete', '/users/{id}', 'Remove a user with its inboxes, keys, labels and webhooks'),
+      ...route(
+        'delete',
+        '/users/{id}',
+        'deleteUser',
+        'Remove a user with its inboxes, keys, labels and webhooks',
+      ),
       request: { params: z.object({ id: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
@@ -134,9 +166,9 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
 
   app.openapi(
     createRoute({
-      ...route('post', '/keys', 'Create an API key; the key is shown only here'),
+      ...route('post', '/keys', 'createKey', 'Create an API key; the key is shown only here'),
       request: jsonBody(z.object({ user: userRef, name: z.string().max(100).optional() })),
-      responses: { ...okResponse(envelope(z.object({ key: z.any() })), 'The key'), ...errors },
+      responses: { ...created(z.object({ key: AdminKeyWithSecret }), 'The key'), ...errors },
     }),
     (c) => {
       const body = c.req.valid('json');
@@ -146,9 +178,9 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('get', '/keys', 'API keys (never the key itself)'),
+      ...route('get', '/keys', 'listKeys', 'API keys (never the key itself)'),
       request: { query: z.object({ user: z.string().optional() }) },
-      responses: { ...okResponse(envelope(z.object({ keys: z.array(z.any()) })), 'Keys'), ...errors },
+      responses: { ...okResponse(envelope(z.object({ keys: z.array(AdminKey) })), 'Keys'), ...errors },
     }),
     (c) => {
       const user = c.req.valid('query').user;
@@ -158,7 +190,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('delete', '/keys/{id}', 'Revoke an API key'),
+      ...route('delete', '/keys/{id}', 'revokeKey', 'Revoke an API key'),
       request: { params: z.object({ id: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ revoked: z.boolean() })), 'Revoked'), ...errors },
     }),
@@ -173,6 +205,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       ...route(
         'post',
         '/inboxes',
+        'createInbox',
         'Create an inbox on a hosted domain, or connect an external mailbox by its IMAP and SMTP URLs',
       ),
       description:
@@ -198,10 +231,11 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
           .refine((b) => (b.imap === undefined) === (b.smtp === undefined), {
             message: 'an external mailbox needs both imap and smtp',
             path: ['smtp'],
-          }),
+          })
+          .openapi({ dependentRequired: { imap: ['smtp'], smtp: ['imap'] } } as never),
       ),
       responses: {
-        ...okJson(envelope(z.object({ inbox: z.any() })), 'The inbox'),
+        ...created(z.object({ inbox: AdminInbox }), 'The inbox'),
         ...errors,
         409: { ...commonErrors[404], description: 'The address is taken' },
         422: { ...commonErrors[404], description: 'The IMAP or SMTP server cannot be reached' },
@@ -226,9 +260,12 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('get', '/inboxes', 'Inboxes'),
+      ...route('get', '/inboxes', 'listInboxes', 'Inboxes'),
       request: { query: z.object({ user: z.string().optional() }) },
-      responses: { ...okResponse(envelope(z.object({ inboxes: z.array(z.any()) })), 'Inboxes'), ...errors },
+      responses: {
+        ...okResponse(envelope(z.object({ inboxes: z.array(AdminInbox) })), 'Inboxes'),
+        ...errors,
+      },
     }),
     (c) => {
       const user = c.req.valid('query').user;
@@ -238,7 +275,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('delete', '/inboxes/{address}', 'Remove an inbox and all its mail'),
+      ...route('delete', '/inboxes/{address}', 'deleteInbox', 'Remove an inbox and all its mail'),
       request: { params: z.object({ address: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
@@ -247,5 +284,12 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       return ok(c, { deleted: true });
     },
   );
+  serveOpenApiDocument(app, '/openapi.json', {
+    title: 'Mailroom admin API',
+    description: 'Domains, users, API keys and inboxes, as the mailroom command manages them.',
+    server: '/admin/v1',
+    securityScheme: { name: 'adminAuth', description: 'MAILROOM_ADMIN_TOKEN: Authorization: Bearer <token>' },
+    rateLimited: false,
+  });
   return app;
 }

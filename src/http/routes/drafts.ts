@@ -4,6 +4,7 @@ import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { EitherAccountQuery, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
+import { remoteErrors } from '../schemas/remote-errors.js';
 import {
   CreateDraftBody,
   Draft,
@@ -21,6 +22,7 @@ import { okJson, sendingErrors } from './send.js';
 const create = createRoute({
   method: 'post',
   path: '/emails/drafts',
+  operationId: 'createDraft',
   tags: ['Drafts'],
   summary: 'Create a draft in the Drafts folder',
   description: 'Stored as real MIME with `\\Draft`; `inReplyTo` (a uid) sets the threading headers.',
@@ -32,6 +34,7 @@ const create = createRoute({
       content: { 'application/json': { schema: envelope(z.object({ draft: Draft })) } },
     },
     ...commonErrors,
+    ...remoteErrors,
     413: sendingErrors[413],
   },
 });
@@ -39,6 +42,7 @@ const create = createRoute({
 const update = createRoute({
   method: 'put',
   path: '/emails/drafts/{uid}',
+  operationId: 'updateDraft',
   tags: ['Drafts'],
   summary: 'Update a draft: fields given replace, fields absent stay',
   security: bearerSecurity,
@@ -46,6 +50,7 @@ const update = createRoute({
   responses: {
     ...okJson(envelope(z.object({ draft: Draft })), 'The draft as it is now'),
     ...commonErrors,
+    ...remoteErrors,
     413: sendingErrors[413],
   },
 });
@@ -53,6 +58,7 @@ const update = createRoute({
 const send = createRoute({
   method: 'post',
   path: '/emails/drafts/{uid}/send',
+  operationId: 'sendDraft',
   tags: ['Drafts'],
   summary: 'Send a draft; it moves from Drafts to Sent keeping its uid',
   security: bearerSecurity,
@@ -72,6 +78,7 @@ const send = createRoute({
 const remove = createRoute({
   method: 'delete',
   path: '/emails/drafts/{uid}',
+  operationId: 'deleteDraft',
   tags: ['Drafts'],
   summary: 'Delete a draft without sending it',
   security: bearerSecurity,
@@ -79,6 +86,7 @@ const remove = createRoute({
   responses: {
     ...okJson(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),
     ...commonErrors,
+    ...remoteErrors,
   },
 });
 

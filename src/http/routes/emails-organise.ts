@@ -5,6 +5,7 @@ import { deleteEmail, updateEmail } from '../../mailbox/organise.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
+import { remoteErrors } from '../schemas/remote-errors.js';
 import { Email } from '../schemas/emails.js';
 import {
   ApplyLabelsBody,
@@ -22,18 +23,20 @@ const emailResponse = okJson(envelope(z.object({ email: Email })), 'The email as
 const update = createRoute({
   method: 'patch',
   path: '/emails/{id}',
+  operationId: 'updateEmail',
   tags: ['Emails'],
   summary: 'Mark read or unread, flag or unflag, or move to another folder',
   description:
     'The uid stays the same across moves. Moving into or out of Drafts is refused: drafts have their own routes.',
   security: bearerSecurity,
   request: { params: UidParam, query: OrganiseBodyQuery, ...jsonBody(UpdateEmailBody) },
-  responses: { ...emailResponse, ...commonErrors },
+  responses: { ...emailResponse, ...commonErrors, ...remoteErrors },
 });
 
 const remove = createRoute({
   method: 'delete',
   path: '/emails/{id}',
+  operationId: 'deleteEmail',
   tags: ['Emails'],
   summary: 'Move an email to Trash, or delete it for good',
   description:
@@ -41,12 +44,17 @@ const remove = createRoute({
     'is deleted for good. Trash is emptied of mail older than MAILROOM_TRASH_DAYS.',
   security: bearerSecurity,
   request: { params: UidParam, query: DeleteEmailQuery },
-  responses: { ...okJson(envelope(DeleteEmailResult), 'Where the email went'), ...commonErrors },
+  responses: {
+    ...okJson(envelope(DeleteEmailResult), 'Where the email went'),
+    ...commonErrors,
+    ...remoteErrors,
+  },
 });
 
 const label = createRoute({
   method: 'post',
   path: '/emails/{id}/labels',
+  operationId: 'addEmailLabels',
   tags: ['Labels'],
   summary: 'Put labels (ids or names) on an email; labels it already has are kept once',
   security: bearerSecurity,
@@ -57,6 +65,7 @@ const label = createRoute({
 const unlabel = createRoute({
   method: 'delete',
   path: '/emails/{id}/labels/{labelId}',
+  operationId: 'removeEmailLabel',
   tags: ['Labels'],
   summary: 'Take a label off an email',
   security: bearerSecurity,

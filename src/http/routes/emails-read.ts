@@ -15,6 +15,7 @@ import {
 const list = createRoute({
   method: 'get',
   path: '/emails',
+  operationId: 'listEmails',
   tags: ['Emails'],
   summary: 'List emails in a folder, newest first',
   security: bearerSecurity,
@@ -31,6 +32,7 @@ const list = createRoute({
 const read = createRoute({
   method: 'get',
   path: '/emails/{id}',
+  operationId: 'getEmail',
   tags: ['Emails'],
   summary: 'Read one email with its full text and html',
   security: bearerSecurity,
@@ -38,15 +40,28 @@ const read = createRoute({
   responses: { ...okResponse(envelope(z.object({ email: Email })), 'The email'), ...commonErrors },
 });
 
+/** Downloads name their file: an ASCII `filename` and an RFC 5987 `filename*`. */
+const download = {
+  'Content-Disposition': {
+    description: 'attachment; filename="..."; filename*=UTF-8\'\'...',
+    schema: { type: 'string' as const },
+  },
+};
+
 const raw = createRoute({
   method: 'get',
   path: '/emails/{id}/raw',
+  operationId: 'getRawEmail',
   tags: ['Emails'],
   summary: 'The message as received or sent (message/rfc822)',
   security: bearerSecurity,
   request: { params: UidParam, query: DownloadQuery },
   responses: {
-    200: { description: 'The raw message', content: { 'message/rfc822': { schema: z.string() } } },
+    200: {
+      description: 'The raw message',
+      headers: download,
+      content: { 'message/rfc822': { schema: z.string().openapi({ format: 'binary' }) } },
+    },
     ...commonErrors,
   },
 });
@@ -54,14 +69,16 @@ const raw = createRoute({
 const attachment = createRoute({
   method: 'get',
   path: '/emails/{id}/attachments/{attachmentId}',
+  operationId: 'getAttachment',
   tags: ['Emails'],
   summary: 'Download an attachment',
   security: bearerSecurity,
   request: { params: AttachmentParams, query: DownloadQuery },
   responses: {
     200: {
-      description: 'The attachment bytes',
-      content: { 'application/octet-stream': { schema: z.string() } },
+      description: "The attachment's bytes, with the media type the message gave it (its `contentType`)",
+      headers: download,
+      content: { '*/*': { schema: z.string().openapi({ format: 'binary' }) } },
     },
     ...commonErrors,
   },

@@ -9,6 +9,7 @@ import { EventsHeaders, EventsQuery } from '../schemas/webhooks.js';
 const stream = createRoute({
   method: 'get',
   path: '/events',
+  operationId: 'streamEvents',
   tags: ['Events'],
   security: bearerSecurity,
   summary: 'Server-Sent Events: the webhook event objects of your inboxes, live',

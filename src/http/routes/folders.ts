@@ -20,6 +20,7 @@ import { CreateFolderBody, DeleteFolderResult, FolderNameParam } from '../schema
 const list = createRoute({
   method: 'get',
   path: '/folders',
+  operationId: 'listFolders',
   tags: ['Folders'],
   summary: 'Folders of an inbox with total and unread counts',
   security: bearerSecurity,
@@ -33,6 +34,7 @@ const list = createRoute({
 const create = createRoute({
   method: 'post',
   path: '/folders',
+  operationId: 'createFolder',
   tags: ['Folders'],
   summary: 'Create a custom folder',
   description:
@@ -56,6 +58,7 @@ const create = createRoute({
 const remove = createRoute({
   method: 'delete',
   path: '/folders/{name}',
+  operationId: 'deleteFolder',
   tags: ['Folders'],
   summary: 'Delete a custom folder; the mail it holds moves to Trash',
   description:

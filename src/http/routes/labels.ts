@@ -25,6 +25,7 @@ const labelResponse = okResponse(envelope(z.object({ label: Label })), 'The labe
 const create = createRoute({
   method: 'post',
   path: '/labels',
+  operationId: 'createLabel',
   tags: ['Labels'],
   summary: 'Create a label; a palette colour is picked at random when color is omitted',
   security: bearerSecurity,
@@ -42,6 +43,7 @@ const create = createRoute({
 const list = createRoute({
   method: 'get',
   path: '/labels',
+  operationId: 'listLabels',
   tags: ['Labels'],
   summary: 'Your labels, newest first',
   security: bearerSecurity,
@@ -58,6 +60,7 @@ const list = createRoute({
 const one = createRoute({
   method: 'get',
   path: '/labels/{id}',
+  operationId: 'getLabel',
   tags: ['Labels'],
   summary: 'One label',
   security: bearerSecurity,
@@ -68,6 +71,7 @@ const one = createRoute({
 const update = createRoute({
   method: 'patch',
   path: '/labels/{id}',
+  operationId: 'updateLabel',
   tags: ['Labels'],
   summary: 'Change a label: the fields given replace, the others stay (description null clears it)',
   security: bearerSecurity,
@@ -78,6 +82,7 @@ const update = createRoute({
 const remove = createRoute({
   method: 'delete',
   path: '/labels/{id}',
+  operationId: 'deleteLabel',
   tags: ['Labels'],
   summary: 'Delete a label; it comes off every email that carried it',
   security: bearerSecurity,

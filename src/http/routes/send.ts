@@ -12,6 +12,7 @@ import {
   envelope,
   jsonBody,
 } from '../schemas/common.js';
+import { remoteErrors } from '../schemas/remote-errors.js';
 import {
   ForwardBody,
   IdempotencyHeader,
@@ -40,11 +41,13 @@ export const sendingErrors = {
   409: error('The Idempotency-Key was used with a different request'),
   413: error('The message is over the size limit'),
   422: error('The inbox cannot send'),
+  502: remoteErrors[502],
 } as const;
 
 const send = createRoute({
   method: 'post',
   path: '/emails/send',
+  operationId: 'sendEmail',
   tags: ['Sending'],
   summary: 'Send an email from one of your inboxes',
   description:
@@ -62,6 +65,7 @@ const send = createRoute({
 const reply = createRoute({
   method: 'post',
   path: '/emails/{id}/reply',
+  operationId: 'replyToEmail',
   tags: ['Sending'],
   summary: 'Reply (or reply all) to an email',
   description: 'Sets In-Reply-To and References, quotes the original by default, flags it `\\Answered`.',
@@ -77,6 +81,7 @@ const reply = createRoute({
 const forward = createRoute({
   method: 'post',
   path: '/emails/{id}/forward',
+  operationId: 'forwardEmail',
   tags: ['Sending'],
   summary: 'Forward an email, with its attachments by default',
   security: bearerSecurity,

@@ -9,6 +9,7 @@ import { Email, ListThreadsQuery, ThreadSummary } from '../schemas/emails.js';
 const list = createRoute({
   method: 'get',
   path: '/threads',
+  operationId: 'listThreads',
   tags: ['Threads'],
   summary: 'Threads of an inbox, most recent activity first',
   security: bearerSecurity,
@@ -25,6 +26,7 @@ const list = createRoute({
 const one = createRoute({
   method: 'get',
   path: '/threads/{threadId}',
+  operationId: 'getThread',
   tags: ['Threads'],
   summary: 'One thread: its messages oldest first, across folders',
   security: bearerSecurity,

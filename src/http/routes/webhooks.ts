@@ -30,6 +30,7 @@ const security = bearerSecurity;
 const create = createRoute({
   method: 'post',
   path: '/webhooks',
+  operationId: 'createWebhook',
   tags,
   security,
   summary: 'Register a webhook; the response holds its signing secret, shown only this once',
@@ -46,6 +47,7 @@ const create = createRoute({
 const list = createRoute({
   method: 'get',
   path: '/webhooks',
+  operationId: 'listWebhooks',
   tags,
   security,
   summary: 'Your webhooks, newest first',
@@ -62,6 +64,7 @@ const list = createRoute({
 const one = createRoute({
   method: 'get',
   path: '/webhooks/{id}',
+  operationId: 'getWebhook',
   tags,
   security,
   summary: 'One webhook (without its secret)',
@@ -72,6 +75,7 @@ const one = createRoute({
 const update = createRoute({
   method: 'patch',
   path: '/webhooks/{id}',
+  operationId: 'updateWebhook',
   tags,
   security,
   summary: 'Change url, events, accounts, description or status',
@@ -89,6 +93,7 @@ const update = createRoute({
 const remove = createRoute({
   method: 'delete',
   path: '/webhooks/{id}',
+  operationId: 'deleteWebhook',
   tags,
   security,
   summary: 'Delete a webhook; nothing more is delivered to it',
@@ -102,6 +107,7 @@ const remove = createRoute({
 const rotate = createRoute({
   method: 'post',
   path: '/webhooks/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
   tags,
   security,
   summary: 'Replace the signing secret; the new one is shown only in this response',
@@ -115,6 +121,7 @@ const rotate = createRoute({
 const test = createRoute({
   method: 'post',
   path: '/webhooks/{id}/test',
+  operationId: 'testWebhook',
   tags,
   security,
   summary: 'Send a webhook.test event to this webhook (one attempt; see its deliveries)',
@@ -131,6 +138,7 @@ const test = createRoute({
 const deliveries = createRoute({
   method: 'get',
   path: '/webhooks/{id}/deliveries',
+  operationId: 'listWebhookDeliveries',
   tags,
   security,
   summary: 'Recent delivery attempts, newest first',

@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { HTTP_ERROR_CODES } from '../errors.js';
 
 export const ErrorResponse = z
   .object({
     success: z.literal(false),
     error: z.object({
-      code: z.string().openapi({ example: 'validation_error' }),
+      code: z.enum(HTTP_ERROR_CODES).openapi({ example: 'validation_error' }),
       message: z.string(),
       details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),
@@ -16,7 +17,7 @@ export function envelope<T extends z.ZodTypeAny>(data: T, withMessage = false) {
   return withMessage ? base.extend({ message: z.string() }) : base;
 }
 
-const json = (schema: z.ZodTypeAny) => ({ 'application/json': { schema } });
+export const json = (schema: z.ZodTypeAny) => ({ 'application/json': { schema } });
 
 /** Error responses every authenticated route may give. */
 export const commonErrors = {
@@ -59,13 +60,22 @@ export const accountEither = z.string().min(1, 'account must not be empty').opti
 /** The query of a route whose JSON body may carry `account` instead. */
 export const EitherAccountQuery = z.object({ account: accountEither });
 
-export const UidParam = z.object({
-  id: z
+/** A uid in the path: digits, at least 1, handed to the route as a number. */
+export function uidPath(name: string) {
+  return z
     .string()
-    .regex(/^\d{1,15}$/, 'id must be an integer uid')
+    .regex(/^[1-9]\d{0,14}$/, `${name} must be a positive integer uid`)
     .transform(Number)
-    .openapi({ param: { name: 'id', in: 'path' }, example: '1', type: 'integer' }),
-});
+    .openapi({
+      param: { name, in: 'path' },
+      type: 'integer',
+      minimum: 1,
+      maximum: 999_999_999_999_999,
+      example: 1,
+    } as never);
+}
+
+export const UidParam = z.object({ id: uidPath('id') });
 
 export const booleanQuery = z
   .enum(['true', 'false', '1', '0'])
@@ -78,10 +88,29 @@ export const limitQuery = z.coerce
   .min(1)
   .max(100)
   .default(20)
-  .openapi({ type: 'integer', example: 20 });
+  .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 20 });
 export const isoDateQuery = z
   .string()
   .refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date')
-  .transform((v) => new Date(v).toISOString());
+  .transform((v) => new Date(v).toISOString())
+  .openapi({
+    type: 'string',
+    format: 'date-time',
+    description: 'an ISO 8601 date-time (a date alone means its midnight UTC)',
+    example: '2025-01-31T00:00:00Z',
+  });
+
+/**
+ * JSON Schema for "at least one of these fields" (non-empty strings where `filled`), which a
+ * zod refine cannot tell the OpenAPI generator: `{anyOf: [{required: [a]}, ...]}`.
+ */
+export function atLeastOneOf(fields: string[], filled: string[] = []) {
+  return {
+    anyOf: fields.map((field) => ({
+      required: [field],
+      ...(filled.includes(field) ? { properties: { [field]: { minLength: 1 } } } : {}),
+    })),
+  };
+}
 
 export const bearerSecurity = [{ bearerAuth: [] }];

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { account, booleanQuery, isoDateQuery, limitQuery } from './common.js';
+import { account, booleanQuery, isoDateQuery, limitQuery, uidPath } from './common.js';
 
 export const Attachment = z
   .object({
@@ -98,11 +98,7 @@ export const DownloadQuery = z.object({
 });
 
 export const AttachmentParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,15}$/, 'id must be an integer uid')
-    .transform(Number)
-    .openapi({ type: 'integer' }),
+  id: uidPath('id'),
   attachmentId: z.string().min(1).max(64),
 });
 

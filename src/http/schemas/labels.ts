@@ -6,7 +6,7 @@ import {
   LABEL_PALETTE,
   labelNameProblem,
 } from '../../mailbox/labels.js';
-import { limitQuery } from './common.js';
+import { atLeastOneOf, limitQuery } from './common.js';
 
 export const Label = z
   .object({
@@ -59,7 +59,8 @@ export const UpdateLabelBody = z
   .strictObject({ name: name.optional(), color: color.optional(), description: description.optional() })
   .refine((b) => b.name !== undefined || b.color !== undefined || b.description !== undefined, {
     message: 'give at least one of name, color, description',
-  });
+  })
+  .openapi(atLeastOneOf(['name', 'color', 'description']));
 
 export const labelRef = z
   .string()

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { folderNameProblem, FOLDER_NAME_MAX } from '../../mailbox/folders.js';
 import { EMAIL_ACTIONS } from '../../mailbox/organise.js';
-import { account, accountEither, booleanQuery } from './common.js';
+import { account, accountEither, booleanQuery, uidPath } from './common.js';
 import { labelRef } from './labels.js';
 
 const whereFolder = z
@@ -71,11 +71,7 @@ export const ApplyLabelsBody = z.strictObject({
 });
 
 export const EmailLabelParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,15}$/, 'id must be an integer uid')
-    .transform(Number)
-    .openapi({ param: { name: 'id', in: 'path' }, type: 'integer', example: '1' }),
+  id: uidPath('id'),
   labelId: labelRef.openapi({ param: { name: 'labelId', in: 'path' } }),
 });
 

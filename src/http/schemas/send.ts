@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { Attachment } from './emails.js';
-import { account, accountEither } from './common.js';
+import { account, accountEither, atLeastOneOf, uidPath } from './common.js';
 
 const address = z.string().min(1).max(998);
 
@@ -58,7 +58,13 @@ export const SendBody = z
       }
     }
   })
-  .openapi('SendEmail', { description: 'Give at least one of text, html or attachments.' });
+  .openapi('SendEmail', {
+    description: 'Give at least one of text, html or attachments.',
+    anyOf: [
+      ...atLeastOneOf(['text', 'html'], ['text', 'html']).anyOf,
+      { required: ['attachments'], properties: { attachments: { minItems: 1 } } },
+    ],
+  } as never);
 
 /** Source 7: a reply needs text or html (an empty string is none); the 400 names both fields. */
 export const ReplyBody = z
@@ -79,7 +85,10 @@ export const ReplyBody = z
       }
     }
   })
-  .openapi('ReplyEmail', { description: 'Give at least one of text or html, not empty.' });
+  .openapi('ReplyEmail', {
+    description: 'Give at least one of text or html, not empty.',
+    ...atLeastOneOf(['text', 'html'], ['text', 'html']),
+  });
 
 export const ForwardBody = z
   .strictObject({
@@ -124,21 +133,19 @@ export const UpdateDraftBody = z
     ({ account: _, ...fields }) => Object.values(fields).some((value) => value !== undefined),
     `give at least one field to change: ${Object.keys(draftFields).join(', ')}`,
   )
-  .openapi('UpdateDraft', { description: 'Give at least one field to change besides account.' });
+  .openapi('UpdateDraft', {
+    description: 'Give at least one field to change besides account.',
+    ...atLeastOneOf(Object.keys(draftFields)),
+  });
 export const SendDraftBody = z.strictObject({ account: accountEither }).openapi('SendDraft');
 export const DraftAccountQuery = z.object({ account });
 
-export const DraftUidParam = z.object({
-  uid: z
-    .string()
-    .regex(/^\d{1,15}$/, 'uid must be an integer')
-    .transform(Number)
-    .openapi({ param: { name: 'uid', in: 'path' }, example: '1', type: 'integer' }),
-});
+export const DraftUidParam = z.object({ uid: uidPath('uid') });
 
 export const IdempotencyHeader = z.object({
   'idempotency-key': z
     .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters')
     .optional()
     .openapi({ description: 'a retry with the same key returns the first result (kept 24 h)' }),
 });

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EVENT_KINDS } from '../../mailbox/webhooks.js';
-import { limitQuery } from './common.js';
+import { atLeastOneOf, limitQuery } from './common.js';
 
 const eventKind = z.enum(EVENT_KINDS).openapi({ example: 'email.received' });
 
@@ -36,7 +36,7 @@ export const UpdateWebhookBody = z
     status: z.enum(['enabled', 'disabled']).optional(),
   })
   .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one field to change')
-  .openapi('UpdateWebhook');
+  .openapi('UpdateWebhook', atLeastOneOf(['url', 'events', 'accounts', 'description', 'status']));
 
 export const WebhookIdParam = z.object({
   id: z

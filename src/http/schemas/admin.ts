@@ -1,0 +1,47 @@
+import { z } from '@hono/zod-openapi';
+
+const createdAt = z.string().openapi({ format: 'date-time' });
+
+export const AdminDomain = z
+  .object({
+    name: z.string().openapi({ example: 'example.com' }),
+    dnsRecords: z.array(z.object({ type: z.enum(['MX', 'TXT']), name: z.string(), value: z.string() })),
+    created_at: createdAt,
+  })
+  .openapi('AdminDomain');
+
+export const AdminUser = z
+  .object({ id: z.number().int(), name: z.string(), created_at: createdAt })
+  .openapi('AdminUser');
+
+export const AdminKey = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    user: z.string().nullable(),
+    created_at: createdAt,
+    last_used_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+  })
+  .openapi('AdminKey');
+
+export const AdminKeyWithSecret = AdminKey.extend({
+  key: z.string().openapi({ description: 'the API key; shown only in this response' }),
+}).openapi('AdminKeyWithSecret');
+
+export const AdminInbox = z
+  .object({
+    address: z.string(),
+    kind: z.enum(['local', 'imap']),
+    user: z.string().nullable(),
+    displayName: z.string(),
+    created_at: createdAt,
+  })
+  .openapi('AdminInbox');
+
+/** A user by its id (digits) or its name. */
+export const userRef = z
+  .union([z.string().min(1), z.number().int()])
+  .transform(String)
+  .openapi({ description: 'the user id or name', example: 'default' });
