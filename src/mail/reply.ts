@@ -1,5 +1,5 @@
 import type { ComposeAttachment } from './compose.js';
-import { htmlToText } from './compose.js';
+import { htmlToText } from './html-text.js';
 import { hasForwardPrefix, hasReplyPrefix } from './subject.js';
 import type { ParsedAddress, ParsedEmail } from './types.js';
 
