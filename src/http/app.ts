@@ -8,6 +8,7 @@ import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { requestIds, requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
 import { registerAccountRoutes } from './routes/accounts.js';
@@ -51,6 +52,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   root.onError(handleError);
   root.notFound((c) => sendError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
   const httpMetrics = new HttpMetrics();
+  root.use('*', requestIds());
+  root.use('*', requestLog(deps.log));
   root.use('*', recordHttpMetrics(httpMetrics)); // first, so its latency covers all the rest
   root.use('*', securityHeaders());
   root.use('*', async (c, next) => {
