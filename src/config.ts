@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -47,6 +48,16 @@ export const settings = {
     schema: bool,
     default: true,
     help: 'create a domain, user, inbox and key on an empty database',
+  },
+  bootstrapKey: {
+    env: 'MAILROOM_BOOTSTRAP_KEY',
+    schema: z
+      .string()
+      .regex(/^mr_live_[\w-]{32,200}$/, 'must be mr_live_ and then 32 or more letters, digits, - or _')
+      .optional(),
+    default: undefined,
+    secret: true,
+    help: 'API key the first-start bootstrap creates, instead of a random one it prints (never printed or logged)',
   },
   hostname: {
     env: 'MAILROOM_HOSTNAME',
@@ -154,6 +165,7 @@ export const settings = {
     env: 'MAILROOM_RELAY_URL',
     schema: z.string().url().optional(),
     default: undefined,
+    secret: true,
     help: 'smtp:// or smtps:// relay, with credentials, for outbound=relay',
   },
   webhookAllowPrivate: {
@@ -178,18 +190,21 @@ export const settings = {
     env: 'MAILROOM_ADMIN_TOKEN',
     schema: z.string().min(16).optional(),
     default: undefined,
+    secret: true,
     help: 'bearer token of /admin/v1 (unset: admin API answers 404)',
   },
   metricsToken: {
     env: 'MAILROOM_METRICS_TOKEN',
     schema: z.string().min(16).optional(),
     default: undefined,
+    secret: true,
     help: 'bearer token GET /metrics requires (unset: /metrics is open)',
   },
   secret: {
     env: 'MAILROOM_SECRET',
     schema: z.string().min(16).optional(),
     default: undefined,
+    secret: true,
     help: 'key that encrypts DKIM keys, webhook secrets and IMAP credentials (generated into the data dir as secret.key when unset)',
   },
   trashDays: {
@@ -240,6 +255,12 @@ export const settings = {
     default: 'full',
     help: "SQLite synchronous: 'full' survives power loss, 'normal' only a crash",
   },
+  shutdownGrace: {
+    env: 'MAILROOM_SHUTDOWN_GRACE',
+    schema: seconds,
+    default: 5,
+    help: 'seconds a stop waits for SMTP transactions and HTTP requests in flight; the whole stop takes at most 3 more',
+  },
   logLevel: {
     env: 'MAILROOM_LOG_LEVEL',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -249,6 +270,27 @@ export const settings = {
 } as const;
 
 type Settings = typeof settings;
+
+/**
+ * Settings marked `secret` may instead be read from a file named by `<VARIABLE>_FILE` (Docker and
+ * Kubernetes secrets); a trailing newline is dropped.
+ */
+const FILE_SETTINGS = Object.entries(settings)
+  .filter(([, setting]) => 'secret' in setting && setting.secret)
+  .map(([key]) => key);
+
+function fromFile(variable: string, env: NodeJS.ProcessEnv): string | undefined {
+  const file = env[`${variable}_FILE`];
+  if (file === undefined || file === '') return undefined;
+  if (env[variable] !== undefined && env[variable] !== '') {
+    throw new ConfigError(`${variable} and ${variable}_FILE are both set: keep one`);
+  }
+  try {
+    return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new ConfigError(`${variable}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+  }
+}
 export type Config = { -readonly [K in keyof Settings]: z.output<Settings[K]['schema']> } & {
   /** Path of the SQLite file, or ':memory:'. Derived from dataDir unless given. */
   dbFile: string;
@@ -258,7 +300,7 @@ export type ConfigOverrides = Partial<Config>;
 export class ConfigError extends Error {}
 
 /** Settings whose whole value is a secret: an error never shows it, only its length. */
-const SECRET_SETTINGS = new Set<string>(['secret', 'adminToken', 'metricsToken']);
+const SECRET_SETTINGS = new Set<string>(['secret', 'adminToken', 'metricsToken', 'bootstrapKey']);
 /** Settings that are URLs with credentials: shown only parsed, with the password masked. */
 const URL_SETTINGS = new Set<string>(['relayUrl']);
 
@@ -284,12 +326,16 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   const out: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(settings)) {
     const given = (overrides as Record<string, unknown>)[key];
+    const fileValue =
+      given === undefined && FILE_SETTINGS.includes(key) ? fromFile(setting.env, env) : undefined;
     const raw =
       given !== undefined
         ? given
-        : env[setting.env] !== undefined && env[setting.env] !== ''
-          ? env[setting.env]
-          : setting.default;
+        : fileValue !== undefined
+          ? fileValue
+          : env[setting.env] !== undefined && env[setting.env] !== ''
+            ? env[setting.env]
+            : setting.default;
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (!parsed.success) {
       const reason = parsed.error.issues[0]?.message ?? 'invalid value';

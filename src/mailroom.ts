@@ -64,6 +64,8 @@ export interface BootstrapResult {
   user: string;
   inbox: string;
   apiKey: string;
+  /** The key came from MAILROOM_BOOTSTRAP_KEY: its owner has it, so it is not printed. */
+  keyGiven: boolean;
 }
 
 export interface Mailroom {
@@ -79,7 +81,14 @@ export interface Mailroom {
   stop(): Promise<void>;
 }
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * What a stop may take after the grace for SMTP and HTTP work in flight: the workers (a
+ * delivery or webhook POST not done by then is retried after the next start, its queue row
+ * was never marked done), then the parse and ingest threads. Grace + these stays under 3 s more.
+ */
+const WORKERS_STOP_MS = 1_500;
+const THREADS_STOP_MS = 800;
+const LISTENERS_SLACK_MS = 500;
 
 export function createLogger(level: string): Logger {
   return pino({
@@ -167,6 +176,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       mailroom.http.port = (httpServer.address() as AddressInfo).port;
       // After the listeners: a start that fails (port taken) must not use up the once-shown key.
       if (config.bootstrap && store.users.count() === 0) mailroom.bootstrap = bootstrap(deps);
+      else if (config.bootstrapKey && !store.apiKeys.authenticate(config.bootstrapKey)) {
+        log.warn('MAILROOM_BOOTSTRAP_KEY is not an active key: it is used only by the first start');
+      }
       for (const worker of workers) worker.start();
       listening = true;
       log.info(
@@ -177,21 +189,21 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
 
     async stop() {
       listening = false;
+      const graceMs = config.shutdownGrace * 1000;
       eventStreams.closeAll();
-      const smtpClosed = closeSmtpServer(smtpServer, SHUTDOWN_GRACE_MS);
+      const smtpClosed = closeSmtpServer(smtpServer, graceMs);
       const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const forced = setTimeout(() => {
         httpServer.closeAllConnections?.();
-      }, SHUTDOWN_GRACE_MS);
+      }, graceMs);
       httpServer.closeIdleConnections?.();
       await Promise.all([
-        withTimeout(smtpClosed, SHUTDOWN_GRACE_MS + 1000),
-        withTimeout(httpClosed, SHUTDOWN_GRACE_MS + 1000),
+        withTimeout(smtpClosed, graceMs + LISTENERS_SLACK_MS),
+        withTimeout(httpClosed, graceMs + LISTENERS_SLACK_MS),
       ]);
       clearTimeout(forced);
-      await Promise.all(workers.map((w) => w.stop()));
-      await deps.ingest?.close();
-      await deps.parser?.close();
+      await withTimeout(Promise.all(workers.map((w) => w.stop())), WORKERS_STOP_MS);
+      await withTimeout(Promise.all([deps.ingest?.close(), deps.parser?.close()]), THREADS_STOP_MS);
       db.close();
       log.info('mailroom stopped');
     },
@@ -203,8 +215,9 @@ function bootstrap(deps: MailboxDeps): BootstrapResult {
   const domain = deps.store.domains.find(deps.config.domain) ?? addDomain(deps, deps.config.domain);
   const user = addUser(deps, 'default');
   const inbox = addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
-  const { key } = createKey(deps, user.id, 'bootstrap');
-  return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key };
+  const given = deps.config.bootstrapKey;
+  const { key } = createKey(deps, user.id, 'bootstrap', given);
+  return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key, keyGiven: !!given };
 }
 
 /** Listens; a port that cannot be had is a ConfigError naming the port and its setting. */
@@ -251,6 +264,6 @@ function listenProblem(
   return error;
 }
 
-function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+function withTimeout(promise: Promise<unknown>, ms: number): Promise<unknown> {
   return Promise.race([promise, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
 }

@@ -17,12 +17,20 @@ export function registerServe(program: Command): void {
     const { createMailroom } = await import('../mailroom.js');
     const mailroom = createMailroom(overrides as ConfigOverrides);
     await mailroom.start();
-    announce(mailroom);
     let stopping = false;
     const shutdown = (signal: string) => {
       if (stopping) return;
       stopping = true;
-      mailroom.deps.log.info({ signal }, 'shutting down');
+      const log = mailroom.deps.log;
+      log.info({ signal }, 'shutting down');
+      // Every step of stop() is bounded; this is the last resort should one not be.
+      setTimeout(
+        () => {
+          log.error('shutdown did not finish in time; exiting');
+          process.exit(1);
+        },
+        (mailroom.config.shutdownGrace + STOP_SLACK_S) * 1000,
+      ).unref();
       mailroom.stop().then(
         () => process.exit(0),
         () => process.exit(1),
@@ -30,9 +38,17 @@ export function registerServe(program: Command): void {
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
+    announce(mailroom);
   });
 }
 
+/** Past the grace, stop() takes under 3 s (mailroom.ts); one more before the process gives up. */
+const STOP_SLACK_S = 4;
+
+/**
+ * Words for the person at the terminal, on stderr: stdout carries only the JSON log lines, so
+ * a log collector can parse every one of them. The API key appears here once, never in a log line.
+ */
 function announce(mailroom: Mailroom): void {
   const { config } = mailroom;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -45,17 +61,41 @@ function announce(mailroom: Mailroom): void {
   }
   const boot = mailroom.bootstrap;
   if (boot) {
+    const key = boot.keyGiven ? '$MAILROOM_BOOTSTRAP_KEY' : boot.apiKey;
     lines.push(
       '',
       `First start: created domain ${boot.domain}, user ${boot.user}, inbox ${boot.inbox}.`,
-      'API key (shown only now; store it):',
-      `  ${boot.apiKey}`,
+      ...(boot.keyGiven
+        ? ['API key: the one given in MAILROOM_BOOTSTRAP_KEY.']
+        : ['API key (shown only now; store it):', `  ${boot.apiKey}`]),
       '',
       'List the inbox:',
-      `  curl -s -H "Authorization: Bearer ${boot.apiKey}" "${base}/api/v1/emails?account=${boot.inbox}"`,
+      `  curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/emails?account=${boot.inbox}"`,
       'Send it a test mail (any SMTP client works; this one needs only curl):',
       `  printf 'From: you@example.com\\r\\nTo: ${boot.inbox}\\r\\nSubject: Hello\\r\\n\\r\\nHi agent!\\r\\n' | curl -s smtp://${host}:${mailroom.smtp.port} --mail-from you@example.com --mail-rcpt ${boot.inbox} -T -`,
     );
+  } else {
+    lines.push('', ...keyHint(mailroom));
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** A later start shows no key (only its hash is stored): say how to make one. */
+function keyHint(mailroom: Mailroom): string[] {
+  const users = mailroom.deps.store.users.list();
+  const dir = mailroom.config.dataDir;
+  const dataDir = dir === settings.dataDir.default ? '' : ` --data-dir ${/\s/.test(dir) ? `'${dir}'` : dir}`;
+  if (users.length === 0) {
+    return [
+      'No users yet. Make one, an inbox and an API key:',
+      `  npx mailroom user add NAME${dataDir}`,
+      `  npx mailroom inbox add NAME@${mailroom.config.domain} --user NAME${dataDir}`,
+      `  npx mailroom key create --user NAME${dataDir}`,
+    ];
+  }
+  const user = users.find((u) => u.name === 'default') ?? users[0]!;
+  return [
+    'API keys are shown only when they are made. A new one (list or revoke: npx mailroom key list):',
+    `  npx mailroom key create --user ${user.name}${dataDir}`,
+  ];
 }

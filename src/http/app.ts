@@ -9,6 +9,7 @@ import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { requestIds, requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
 import { serveOpenApiDocument } from './openapi-document.js';
@@ -53,6 +54,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   root.onError(handleError);
   root.notFound(notFoundOrNotAllowed(root));
   const httpMetrics = new HttpMetrics();
+  root.use('*', requestIds());
+  root.use('*', requestLog(deps.log));
   root.use('*', recordHttpMetrics(httpMetrics)); // first, so its latency covers all the rest
   root.use('*', securityHeaders());
   root.use('*', async (c, next) => {

@@ -7,5 +7,7 @@ export interface AppEnv {
     deps: MailboxDeps;
     /** The request's inbox, from the query or the JSON body (validateRequest). */
     account: string;
+    /** X-Request-Id of this request (middleware/request-log.ts), in its log lines. */
+    requestId: string;
   };
 }

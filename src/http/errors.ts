@@ -77,13 +77,16 @@ export function sendValidationDetails(c: Context, details: ErrorDetail[]) {
 export function handleError(error: unknown, c: Context) {
   const known = mailroomErrorOf(error);
   if (known?.code === 'unavailable') {
-    c.var.deps?.log.error({ err: error, path: c.req.path }, 'storage unavailable');
+    c.var.deps?.log.error(
+      { err: error, path: c.req.path, requestId: c.get('requestId') },
+      'storage unavailable',
+    );
     c.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
   }
   if (known) return sendError(c, known.code, known.message, known.details);
   const framework = frameworkError(error);
   if (framework) return sendError(c, framework.code, framework.message);
-  c.var.deps?.log.error({ err: error, path: c.req.path }, 'unhandled error');
+  c.var.deps?.log.error({ err: error, path: c.req.path, requestId: c.get('requestId') }, 'unhandled error');
   return sendError(c, 'internal_error', 'internal error');
 }
 

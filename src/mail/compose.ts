@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type { MailComposerAttachment, MailComposerOptions } from 'nodemailer/lib/mail-composer/index.js';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
+import { htmlToText } from './html-text.js';
 
 export interface ComposeAttachment {
   filename: string;
@@ -74,38 +75,6 @@ export function checkExtraHeaders(h: Record<string, string>): string | null {
 
 export function newMessageId(domain: string): string {
   return `<${randomBytes(24).toString('base64url')}@${domain.trim().toLowerCase()}>`;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-function decodeEntities(s: string): string {
-  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ent: string) => {
-    if (ent[0] === '#') {
-      const code = ent[1] === 'x' || ent[1] === 'X' ? parseInt(ent.slice(2), 16) : parseInt(ent.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    const name = ent.toLowerCase();
-    return Object.hasOwn(ENTITIES, name) ? ENTITIES[name]! : whole;
-  });
-}
-
-/** A plain text rendering of html by a simple tag strip; good enough for a text/plain alternative. */
-export function htmlToText(html: string): string {
-  const text = html
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<(script|style|head|title)\b[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|tr|blockquote|pre|table|ul|ol)\s*>/gi, '\n')
-    .replace(/<(p|div|h[1-6]|blockquote|pre|table|ul|ol)\b[^>]*>/gi, '\n')
-    .replace(/<li\b[^>]*>/gi, '\n- ')
-    .replace(/<[^>]*>/g, '')
-    .replace(/[ \t\r\f\v]+/g, ' ');
-  return decodeEntities(text)
-    .split('\n')
-    .map((line) => line.trim())
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 function bareAddresses(list: string[]): string[] {

@@ -1,7 +1,8 @@
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type { MailComposerOptions } from 'nodemailer/lib/mail-composer/index.js';
 import type { ComposeAttachment } from './compose.js';
-import { htmlToText, newMessageId } from './compose.js';
+import { newMessageId } from './compose.js';
+import { htmlToText } from './html-text.js';
 
 export interface DraftInput {
   from: { address: string; name?: string };

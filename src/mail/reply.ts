@@ -1,5 +1,6 @@
 import type { ComposeAttachment } from './compose.js';
-import { htmlToText } from './compose.js';
+import { htmlToText } from './html-text.js';
+import { hasForwardPrefix, hasReplyPrefix } from './subject.js';
 import type { ParsedAddress, ParsedEmail } from './types.js';
 
 export interface ReplyPlan {
@@ -21,9 +22,6 @@ export interface ForwardPlan {
   attachments: ComposeAttachment[];
 }
 
-const REPLY_PREFIX = /^\s*(?:Re|AW|SV|VS|Antw|RV|Ref|RIF|ODP|回复|回覆)\s*(?:\[\d+\])?\s*[:：]/i;
-const FORWARD_PREFIX = /^\s*(?:Fwd|Fw|WG|TR|转发)\s*(?:\[\d+\])?\s*[:：]/i;
-
 const BLOCKQUOTE_OPEN =
   '<blockquote type="cite" style="margin:0 0 0 .8ex;border-left:1px solid #ccc;padding-left:1ex">';
 
@@ -33,11 +31,11 @@ function prefixed(prefix: string, subject: string): string {
 }
 
 export function replySubject(subject: string): string {
-  return REPLY_PREFIX.test(subject) ? subject : prefixed('Re:', subject);
+  return hasReplyPrefix(subject) ? subject : prefixed('Re:', subject);
 }
 
 export function forwardSubject(subject: string): string {
-  return FORWARD_PREFIX.test(subject) ? subject : prefixed('Fwd:', subject);
+  return hasForwardPrefix(subject) ? subject : prefixed('Fwd:', subject);
 }
 
 /** Lower-cased, with any `+tag` dropped from the local part: how the replying account is recognised. */

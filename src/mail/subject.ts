@@ -1,3 +1,8 @@
+/**
+ * The one list of reply and forward prefixes (Outlook, Gmail and Thunderbird in their common
+ * languages): threading strips them, replySubject/forwardSubject in reply.ts test them. `RV` is
+ * Spanish Outlook's forward (reenviado), so a reply to `RV: hola` is `Re: RV: hola`.
+ */
 const REPLY_PREFIXES = [
   're',
   'aw',

@@ -92,13 +92,15 @@ export function removeUser(deps: MailboxDeps, idOrName: string | number): void {
   deps.store.users.remove(requireUser(deps, idOrName).id);
 }
 
+/** A new key for the user: random, or `given` (the bootstrap's MAILROOM_BOOTSTRAP_KEY). */
 export function createKey(
   deps: MailboxDeps,
   userIdOrName: string | number,
   name = '',
+  given?: string,
 ): { row: ApiKeyRow; key: string; user: UserRow } {
   const user = requireUser(deps, userIdOrName);
-  return { ...deps.store.apiKeys.create(user.id, name), user };
+  return { ...deps.store.apiKeys.create(user.id, name, given), user };
 }
 
 export function revokeKey(deps: MailboxDeps, id: string): void {

@@ -1,5 +1,5 @@
 import type { ComposeAttachment } from '../mail/compose.js';
-import { htmlToText } from '../mail/compose.js';
+import { htmlToText } from '../mail/html-text.js';
 import { parseEmail } from '../mail/parse.js';
 import { planReply } from '../mail/reply.js';
 import type { ParsedEmail } from '../mail/types.js';

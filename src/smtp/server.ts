@@ -194,7 +194,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
 
 /**
  * Stops accepting connections, lets every transaction already begun (MAIL FROM given) run to its
- * reply within `graceMs`, then closes. smtp-server's own close() answers 421 to the very next
+ * reply within `graceMs`, then closes every connection with 421. smtp-server's own close() answers 421 to the very next
  * command, which would cut off a sender between RCPT and DATA.
  */
 export async function closeSmtpServer(server: SMTPServer, graceMs: number): Promise<void> {
@@ -206,5 +206,14 @@ export async function closeSmtpServer(server: SMTPServer, graceMs: number): Prom
       (connection) => connection.session?.envelope?.mailFrom,
     );
   while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  // What is left is idle or past the grace: 421 now, not after smtp-server's closeTimeout, so a
+  // stop fits in the grace (Docker kills a container 10 s after SIGTERM).
+  for (const connection of server.connections as Set<{
+    send(code: number, text: string): void;
+    close(): void;
+  }>) {
+    connection.send(421, 'Server shutting down');
+    connection.close();
+  }
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }

@@ -18,9 +18,12 @@ export interface ApiKeyRow {
 export class ApiKeyStore {
   constructor(private readonly db: Db) {}
 
-  /** Returns the row and the plaintext key, which is never stored. */
-  create(userId: number, name = ''): { row: ApiKeyRow; key: string } {
-    const key = API_KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
+  /** Returns the row and the plaintext key (random unless given), which is never stored. */
+  create(
+    userId: number,
+    name = '',
+    key = API_KEY_PREFIX + crypto.randomBytes(32).toString('base64url'),
+  ): { row: ApiKeyRow; key: string } {
     const row: ApiKeyRow = {
       id: newId('key', 9),
       user_id: userId,

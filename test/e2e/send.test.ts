@@ -67,6 +67,18 @@ describe('POST /emails/send (sandbox: nothing leaves the machine)', () => {
     expect(raw.text).toMatch(/^Message-ID: <.+@mailroom\.test>/im);
   });
 
+  it('gives an html-only message a text part that keeps the link addresses', async () => {
+    const res = await send({
+      from: server.inbox,
+      to: [bob.inbox],
+      subject: 'Links',
+      html: '<p>The <a href="https://example.com/invoices/7">invoice</a> is ready.</p>',
+    });
+    expect(res.status).toBe(200);
+    const inbox = await server.api(`/emails?account=${bob.inbox}&q=invoice`, { key: bob.key });
+    expect(inbox.json.data.emails[0].text).toContain('invoice [https://example.com/invoices/7]');
+  });
+
   it('delivers to a local inbox at once, in the recipient INBOX, with +tag addresses too', async () => {
     const res = await send({
       from: server.inbox,

@@ -15,10 +15,24 @@ export interface CliResult {
  * Only the environment given here reaches it, besides PATH; `input` is its standard input.
  */
 export function mailroom(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  return runSource('src/cli/main.ts', args, env, input);
+}
+
+/** The Docker HEALTHCHECK script (bin/healthcheck.js runs the same module from dist/). */
+export function healthcheck(env: Record<string, string>): Promise<CliResult> {
+  return runSource('src/cli/healthcheck.ts', [], env);
+}
+
+function runSource(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
+      ['--import', 'tsx', path.join(root, file), ...args],
       { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -4,11 +4,11 @@ import type { AddressObject } from 'mailparser';
 import {
   checkExtraHeaders,
   composeMessage,
-  htmlToText,
   newMessageId,
   STRUCTURAL_HEADERS,
   type ComposeInput,
 } from '../../src/mail/compose.js';
+import { htmlToText } from '../../src/mail/html-text.js';
 
 const DATE = new Date('2026-11-21T10:00:00Z');
 
@@ -130,7 +130,23 @@ describe('composeMessage bodies', () => {
   it('htmlToText strips scripts, tags and decodes entities', () => {
     expect(
       htmlToText('<script>alert(1)</script><div>a &lt;b&gt; &#233;&#x263A;</div><ul><li>x</li></ul>'),
-    ).toBe('a <b> é☺\n\n- x');
+    ).toBe('a <b> é☺\n- x');
+  });
+
+  it('keeps the address of every link in the text alternative', async () => {
+    const html =
+      '<p>Read <a href="https://example.com/report?id=7">the report</a> or ' +
+      '<a href="https://example.com/">https://example.com/</a>.</p><h2>Next steps</h2>';
+    expect(htmlToText(html)).toBe(
+      'Read the report [https://example.com/report?id=7] or https://example.com/.\n\nNext steps',
+    );
+    const p = await simpleParser((await composeMessage(input({ text: undefined, html }))).raw);
+    expect(p.text).toContain('https://example.com/report?id=7');
+  });
+
+  it('turns markup nested past 1,000 levels into text without html-to-text', () => {
+    const html = `${'<b>'.repeat(5000)}deep <a href="https://x.example/">link</a>${'</b>'.repeat(5000)}`;
+    expect(htmlToText(html)).toBe('deep link');
   });
 
   it('htmlToText keeps an entity it does not know as written, names of Object.prototype included', () => {

@@ -54,6 +54,13 @@ describe('subjects', () => {
     ['Fwd: x', 'Re: Fwd: x'],
     ['Reference: x', 'Re: Reference: x'],
     ['', 'Re:'],
+    // The prefixes threading knows (subject.ts) are the ones a reply recognises.
+    ['RV: hola', 'Re: RV: hola'],
+    ['Antwort: Hallo', 'Antwort: Hallo'],
+    ['YNT: Merhaba', 'YNT: Merhaba'],
+    ['RES: Olá', 'RES: Olá'],
+    ['Réf : Bonjour', 'Réf : Bonjour'],
+    ['答复：你好', '答复：你好'],
   ])('replySubject(%j) = %j', (input, expected) => {
     expect(replySubject(input)).toBe(expected);
   });
@@ -65,6 +72,8 @@ describe('subjects', () => {
     ['WG: Hello', 'WG: Hello'],
     ['转发：你好', '转发：你好'],
     ['Re: x', 'Fwd: Re: x'],
+    ['RV: hola', 'RV: hola'],
+    ['ENC: Olá', 'ENC: Olá'],
   ])('forwardSubject(%j) = %j', (input, expected) => {
     expect(forwardSubject(input)).toBe(expected);
   });

@@ -77,8 +77,10 @@ export function routeLabel(c: Context): string {
   return UNMATCHED_ROUTE;
 }
 
-/** Records every request; registered first on the root app so the latency covers all the rest. */
-export function recordHttpMetrics(metrics: HttpMetrics): MiddlewareHandler {
+/** Runs the rest of the chain, then hands `done` the status (500 if it threw) and the seconds it took. */
+export function afterResponse<C extends Context>(
+  done: (c: C, status: number, seconds: number) => void,
+): (c: C, next: () => Promise<void>) => Promise<void> {
   return async (c, next) => {
     const started = performance.now();
     let status = 500;
@@ -86,7 +88,12 @@ export function recordHttpMetrics(metrics: HttpMetrics): MiddlewareHandler {
       await next();
       status = c.res.status;
     } finally {
-      metrics.observe(c.req.method, routeLabel(c), status, (performance.now() - started) / 1000);
+      done(c, status, (performance.now() - started) / 1000);
     }
   };
+}
+
+/** Records every request; registered first on the root app so the latency covers all the rest. */
+export function recordHttpMetrics(metrics: HttpMetrics): MiddlewareHandler {
+  return afterResponse((c, status, seconds) => metrics.observe(c.req.method, routeLabel(c), status, seconds));
 }

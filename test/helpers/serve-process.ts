@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcess;
+  httpPort: number;
+  smtpPort: number;
+  baseUrl: string;
+  stdout(): string;
+  stderr(): string;
+  /** Sends the signal and resolves with the exit code and the milliseconds from signal to exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+}
+
+/**
+ * `mailroom serve` as its own process, run from source (tsx) like the CLI tests, with only
+ * PATH and `env` in its environment. Resolves once its `mailroom started` log line and its
+ * banner are out.
+ */
+export function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      MAILROOM_HTTP_PORT: '0',
+      MAILROOM_SMTP_PORT: '0',
+      MAILROOM_VERIFY_AUTH: 'false',
+      MAILROOM_DB_SYNC: 'normal',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const ready = () => {
+      // The banner comes after the signal handlers are in place (on stderr, or stdout before it moved).
+      if (!/Mailroom is running[\s\S]*\n$/.test(err) && !out.includes('Mailroom is running')) return;
+      const started = out
+        .split('\n')
+        .map(
+          (line) =>
+            /"msg":"mailroom started"/.test(line) && (JSON.parse(line) as { http: number; smtp: number }),
+        )
+        .find(Boolean);
+      if (!started) return;
+      resolve({
+        child,
+        httpPort: started.http,
+        smtpPort: started.smtp,
+        baseUrl: `http://127.0.0.1:${started.http}`,
+        stdout: () => out,
+        stderr: () => err,
+        async stop(signal = 'SIGTERM') {
+          const sent = Date.now();
+          child.kill(signal);
+          const code = await exited;
+          return { code, ms: Date.now() - sent };
+        },
+      });
+    };
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      ready();
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      ready();
+    });
+    void exited.then((code) =>
+      reject(new Error(`mailroom serve exited (${code}) before it started:\n${err}`)),
+    );
+  });
+}
