@@ -32,6 +32,20 @@ export const Email = z
     text: z.string(),
     html: z.string().optional().openapi({ description: 'only when one email is read' }),
     truncated: z.boolean().optional(),
+    extractedText: z.string().openapi({
+      description:
+        'The new content of text: without the quoted history ("On ... wrote:", Outlook\'s From/Sent block, > quotes) ' +
+        'and without the signature ("-- ", "Sent from my iPhone"). The text whole when nothing else is left. ' +
+        'Cut to 500 characters in lists, as text is.',
+    }),
+    extractedHtml: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'The same for html (Gmail, Apple Mail, Outlook and Thunderbird quote and signature blocks removed); ' +
+          'only when one email is read, as html is.',
+      }),
     preview: z.string(),
     size: z.number().int(),
     flags: z.array(z.string()),
