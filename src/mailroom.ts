@@ -21,6 +21,7 @@ import type { MailboxDeps } from './mailbox/deps.js';
 import { IngestWriter } from './mailbox/ingest-writer.js';
 import { ParsePool } from './mailbox/parse-pool.js';
 import { createTrashSweep } from './mailbox/trash-sweep.js';
+import { EmailWaiters } from './mailbox/wait-for-email.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
@@ -111,6 +112,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const { db, store } = openStore(config, log);
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
+  deps.waiters = new EmailWaiters(deps);
   if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
   if (config.parseThreads > 0) deps.parser = new ParsePool(config.parseThreads, config.parseDeadlineMs, log);
 
@@ -175,6 +177,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     async stop() {
       listening = false;
       eventStreams.closeAll();
+      deps.waiters?.closeAll();
       const smtpClosed = closeSmtpServer(smtpServer, SHUTDOWN_GRACE_MS);
       const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const forced = setTimeout(() => {
