@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config.js';
 import { MailroomError } from '../mailbox/errors.js';
 import { registerAdminCommands } from './admin-commands.js';
+import { registerMcpProxy, UsageError } from './mcp-proxy.js';
 import { registerServe } from './serve.js';
 
 const program = new Command();
@@ -16,9 +17,10 @@ program.configureOutput({
 });
 registerServe(program);
 registerAdminCommands(program);
+registerMcpProxy(program);
 
 function fail(error: unknown): never {
-  if (error instanceof MailroomError || error instanceof ConfigError) {
+  if (error instanceof MailroomError || error instanceof ConfigError || error instanceof UsageError) {
     process.stderr.write(`mailroom: ${error.message}\n`);
     process.exit(1);
   }
