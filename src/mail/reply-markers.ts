@@ -36,11 +36,11 @@ const SIGNATURE_DELIMITER = /^--\s*$/;
 const MOBILE_SIGNATURE =
   /^(?:Sent from my .{1,40}|Sent from (?:Outlook|Mail|Yahoo Mail|Gmail|Proton Mail|ProtonMail)\b.{0,60}|Get Outlook for .{1,40}|Sent with Proton Mail.{0,60}|Sent via .{1,40}|Envoyé de mon .{1,40}|Envoyé depuis mon .{1,40}|Envoyé à partir de .{1,60}|Von meinem .{1,40} gesendet|Gesendet von meinem .{1,40}|Gesendet mit .{1,40}|Enviado desde mi .{1,40}|Enviado do meu .{1,40}|Verzonden vanaf mijn .{1,40}|Verstuurd vanaf mijn .{1,40}|Verzonden met .{1,40}|Inviato da .{1,40}|Skickat från min .{1,40}|Sendt fra min .{1,40})$/iu;
 
-/** A line as the markers see it: no-break spaces made plain, runs of space collapsed, trimmed. */
+/** A line as the markers see it: trimmed, and with tabs and no-break spaces made single plain spaces. */
 export function markerLine(line: string): string {
   if (line.length > HEADER_LINE_MAX * 2) return line;
-  // Most lines have single plain spaces only: trimming is all they need.
-  const unusual = line.includes('  ') || line.includes('\t') || line.includes('\u00a0');
+  // Single-character searches are cheap; most lines need the trim alone.
+  const unusual = line.includes('\t') || line.includes('\u00a0');
   return unusual ? line.replace(/\s+/g, ' ').trim() : line.trim();
 }
 
