@@ -22,6 +22,7 @@ import { IngestWriter } from './mailbox/ingest-writer.js';
 import { ParsePool } from './mailbox/parse-pool.js';
 import { storageWritable } from './mailbox/readiness.js';
 import { createTrashSweep } from './mailbox/trash-sweep.js';
+import { EmailWaiters } from './mailbox/wait-for-email.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
@@ -122,6 +123,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const { db, store } = openDataDir(config, log);
   const bus = new EventBus();
   const deps: MailboxDeps = { store, config, bus, log };
+  deps.waiters = new EmailWaiters(deps);
   if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
   if (config.parseThreads > 0) deps.parser = new ParsePool(config.parseThreads, config.parseDeadlineMs, log);
 
@@ -191,6 +193,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       listening = false;
       const graceMs = config.shutdownGrace * 1000;
       eventStreams.closeAll();
+      deps.waiters?.closeAll();
       const smtpClosed = closeSmtpServer(smtpServer, graceMs);
       const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const forced = setTimeout(() => {

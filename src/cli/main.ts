@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { fail, report } from './errors.js';
+import { registerMcpProxy } from './mcp-proxy.js';
 import { registerServe } from './serve.js';
 
 const program = new Command();
@@ -26,5 +27,6 @@ program.configureOutput({
 registerServe(program);
 registerAdminCommands(program);
 registerBackupCommands(program);
+registerMcpProxy(program);
 
 program.parseAsync(process.argv).catch(fail);

@@ -21,6 +21,7 @@ import { registerEmailOrganiseRoutes } from './routes/emails-organise.js';
 import { registerEmailReadRoutes } from './routes/emails-read.js';
 import { registerFolderRoutes } from './routes/folders.js';
 import { registerLabelRoutes } from './routes/labels.js';
+import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSendRoutes } from './routes/send.js';
 import { registerThreadRoutes } from './routes/threads.js';
@@ -84,6 +85,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : authenticate(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : limiter(c, next)));
   api.use('*', bodyCheck);
+  registerMcpRoutes(root, [throttled, authenticate, limiter, bodyCheck]);
   registerAccountRoutes(api);
   registerDraftRoutes(api); // before /emails/{id} routes: /emails/drafts/... is literal
   registerSendRoutes(api);

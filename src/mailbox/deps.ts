@@ -5,6 +5,7 @@ import type { Store } from '../store/index.js';
 import type { RemoteBackends } from './backend.js';
 import type { IngestWriter } from './ingest-writer.js';
 import type { ParsePool } from './parse-pool.js';
+import type { EmailWaiters } from './wait-for-email.js';
 
 /** What every verb needs. Built once by createMailroom. */
 export interface MailboxDeps {
@@ -18,4 +19,6 @@ export interface MailboxDeps {
   parser?: ParsePool;
   /** The IMAP side of connected inboxes; absent where no sync runs (admin CLI). */
   remote?: RemoteBackends;
+  /** Requests waiting for mail (`?wait=`, MCP wait_for_email); absent where no server runs. */
+  waiters?: EmailWaiters;
 }

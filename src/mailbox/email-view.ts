@@ -1,3 +1,5 @@
+import { extractReplyHtml } from '../mail/extract-reply-html.js';
+import { extractReplyText } from '../mail/extract-reply.js';
 import type { AddressTotals } from '../mail/types.js';
 import type { AttachmentRow, LabelRef, ListedMessageRow, MessageRow } from '../store/messages.js';
 
@@ -33,6 +35,10 @@ export interface EmailView {
   text: string;
   html?: string;
   truncated?: boolean;
+  /** The new content of `text`: without the quoted history and the signature (cut as `text` is in lists). */
+  extractedText?: string;
+  /** The same for `html`, where `html` is given. */
+  extractedHtml?: string;
   preview: string;
   size: number;
   flags: string[];
@@ -65,6 +71,11 @@ export interface ViewContext {
   mode: 'full' | 'list';
   /** bcc is shown only on mail this account sent. */
   sentByAccount: boolean;
+  /**
+   * Whether to work out extractedText and extractedHtml (default true). Events leave them out:
+   * their Email is made on the ingest path, which must not pay for it.
+   */
+  extract?: boolean;
 }
 
 export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext): EmailView {
@@ -101,11 +112,16 @@ export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
   if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as AddressTotals;
+  const extract = ctx.extract ?? true;
+  if (extract) view.extractedText = extractReplyText(row.text);
   if (ctx.mode === 'full' && 'html' in row) {
     view.html = row.html;
+    if (extract) view.extractedHtml = row.html === '' ? '' : extractReplyHtml(row.html);
   } else if (row.text.length > LIST_TEXT_LIMIT) {
     view.text = row.text.slice(0, LIST_TEXT_LIMIT);
     view.truncated = true;
+    if (view.extractedText !== undefined && view.extractedText.length > LIST_TEXT_LIMIT)
+      view.extractedText = view.extractedText.slice(0, LIST_TEXT_LIMIT);
   }
   return view;
 }

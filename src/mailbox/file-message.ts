@@ -142,6 +142,7 @@ export function viewOfFiled(
   return toEmailView(row, {
     folderName: folder.name,
     mode: 'full',
+    extract: false,
     sentByAccount,
     labels: [],
     attachments: parsed.attachments.map((a) => ({

@@ -23,6 +23,8 @@ export interface ListQuery {
   hasAttachments?: boolean;
   threadId?: string;
   q?: string;
+  /** Only mail with a uid above this one (not in the HTTP API: how a wait asks for new mail only). */
+  afterUid?: number;
 }
 
 export function listEmails(
@@ -53,6 +55,7 @@ export function listEmails(
     labelId,
     match: query.q !== undefined ? ftsQuery(query.q) : undefined,
     beforeUid: query.cursor !== undefined ? decodeCursor(query.cursor, 'uid') : undefined,
+    afterUid: query.afterUid,
     limit: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);

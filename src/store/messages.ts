@@ -57,6 +57,8 @@ export interface MessageFilter {
   match?: string;
   /** Only uids below this one (cursor). */
   beforeUid?: number;
+  /** Only uids above this one: mail that arrived after a known point. */
+  afterUid?: number;
   limit: number;
 }
 
@@ -131,6 +133,7 @@ export class MessageStore {
       );
     }
     if (filter.beforeUid !== undefined) q = q.where('uid', '<', filter.beforeUid);
+    if (filter.afterUid !== undefined) q = q.where('uid', '>', filter.afterUid);
     return this.db.all(q.orderBy('uid', 'desc').limit(filter.limit));
   }
 

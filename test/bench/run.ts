@@ -11,6 +11,7 @@ import { fillInbox, timeRequests } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
 import { runImapBench } from './imap.js';
 import { runSend } from './send.js';
+import { runWait } from './wait.js';
 import { runWebhooks } from './webhooks.js';
 
 const INGEST_MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 2000);
@@ -133,6 +134,19 @@ async function hostile() {
     console.log(`  ${name}: ${JSON.stringify(replies)}`);
 }
 
+async function wait() {
+  console.log(
+    '\n## Long-poll: GET /emails?wait=60 held by many requests on one inbox, then one SMTP delivery',
+  );
+  const r = await runWait();
+  console.log(
+    `${r.waiters} waiters x ${r.rounds} rounds: SMTP send start to waiter answered p50 ${r.latency.p50.toFixed(1)} ms   p99 ${r.latency.p99.toFixed(1)} ms`,
+  );
+  console.log(
+    `server RSS: ${r.idleRssMb.toFixed(0)} MB idle, ${r.waitingRssMb.toFixed(0)} MB holding the waiters`,
+  );
+}
+
 const only = process.argv[2];
 console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'ingest') await ingest();
@@ -141,3 +155,4 @@ if (!only || only === 'send') await send();
 if (!only || only === 'webhooks') await webhooks();
 if (!only || only === 'imap') await imap();
 if (!only || only === 'hostile') await hostile();
+if (!only || only === 'wait') await wait();

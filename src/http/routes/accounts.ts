@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { listAccounts } from '../../mailbox/accounts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
@@ -35,16 +36,5 @@ const list = createRoute({
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, (c) => {
-    const accounts = c.var.deps.store.inboxes.list(c.var.userId).map((inbox) => ({
-      address: inbox.address,
-      kind: inbox.kind,
-      displayName: inbox.display_name,
-      created_at: inbox.created_at,
-      ...(inbox.kind === 'imap'
-        ? { sync: { state: inbox.sync_state, error: inbox.sync_error, lastSyncAt: inbox.last_sync_at } }
-        : {}),
-    }));
-    return ok(c, { accounts });
-  });
+  app.openapi(list, (c) => ok(c, { accounts: listAccounts(c.var.deps, c.var.userId) }));
 }

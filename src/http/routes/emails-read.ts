@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/read.js';
+import { waitForEmails } from '../../mailbox/wait-for-email.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { UidParam, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
@@ -11,17 +12,18 @@ import {
   ListEmailsQuery,
   ReadEmailQuery,
 } from '../schemas/emails.js';
+import { okJson } from './send.js';
 
 const list = createRoute({
   method: 'get',
   path: '/emails',
   operationId: 'listEmails',
   tags: ['Emails'],
-  summary: 'List emails in a folder, newest first',
+  summary: 'List emails in a folder, newest first; with wait=N, long-poll for the first matching mail',
   security: bearerSecurity,
   request: { query: ListEmailsQuery },
   responses: {
-    ...okResponse(
+    ...okJson(
       envelope(z.object({ emails: z.array(Email), nextCursor: z.string().nullable() })),
       'A page of emails',
     ),
@@ -91,9 +93,14 @@ export function contentDisposition(filename: string): string {
 }
 
 export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, (c) => {
-    const query = c.req.valid('query');
-    return ok(c, listEmails(c.var.deps, c.var.userId, query));
+  app.openapi(list, async (c) => {
+    const { wait, ...query } = c.req.valid('query');
+    if (wait === undefined) return ok(c, listEmails(c.var.deps, c.var.userId, query));
+    const options = { seconds: wait, signal: c.req.raw.signal };
+    const { end, ...page } = await waitForEmails(c.var.deps, c.var.userId, query, options);
+    // Ended by the server stopping: the client should reconnect, not keep this connection.
+    if (end === 'shutdown') c.header('Connection', 'close');
+    return ok(c, page);
   });
 
   app.openapi(read, (c) => {

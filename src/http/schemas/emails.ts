@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { WAIT_MAX_SECONDS } from '../../mailbox/wait-for-email.js';
 import { account, booleanQuery, isoDateQuery, limitQuery, uidPath } from './common.js';
 
 export const Attachment = z
@@ -32,6 +33,20 @@ export const Email = z
     text: z.string(),
     html: z.string().optional().openapi({ description: 'only when one email is read' }),
     truncated: z.boolean().optional(),
+    extractedText: z.string().openapi({
+      description:
+        'The new content of text: without the quoted history ("On ... wrote:", Outlook\'s From/Sent block, > quotes) ' +
+        'and without the signature ("-- ", "Sent from my iPhone"). The text whole when nothing else is left. ' +
+        'Cut to 500 characters in lists, as text is.',
+    }),
+    extractedHtml: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'The same for html (Gmail, Apple Mail, Outlook and Thunderbird quote and signature blocks removed); ' +
+          'only when one email is read, as html is.',
+      }),
     preview: z.string(),
     size: z.number().int(),
     flags: z.array(z.string()),
@@ -76,6 +91,18 @@ export const ListEmailsQuery = z.object({
     .max(500)
     .optional()
     .openapi({ description: 'full-text search over subject, addresses and body' }),
+  wait: z.coerce
+    .number({ error: 'wait must be a whole number of seconds, 1 to 300' })
+    .int('wait must be a whole number of seconds, 1 to 300')
+    .min(1, 'wait must be 1 to 300 seconds')
+    .max(WAIT_MAX_SECONDS, 'wait must be 1 to 300 seconds')
+    .optional()
+    .openapi({
+      type: 'integer',
+      description:
+        'Long-poll: when the first page (with these filters) is empty, wait up to this many seconds for ' +
+        'matching mail, and answer as soon as it arrives; an empty page when none came in time or the server is stopping.',
+    }),
 });
 
 export const ReadEmailQuery = z.object({

@@ -1,0 +1,33 @@
+import type { MiddlewareHandler } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { handleMcpRequest } from '../../mcp/server.js';
+import type { AppEnv } from '../context.js';
+
+/**
+ * `/mcp`: the MCP door (contract 13), behind the same API-key authentication, failed-auth
+ * throttle, rate limit and body checks as `/api/v1`. Stateless Streamable HTTP: POST carries
+ * every exchange; GET (a server-initiated stream) and DELETE (ending a session) have nothing to
+ * do without sessions and answer 405, as the transport specification allows.
+ */
+export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, guards: MiddlewareHandler<AppEnv>[]): void {
+  app.use('/mcp', ...guards);
+  app.post('/mcp', async (c) => {
+    const url = new URL(c.req.url);
+    const caller = { deps: c.var.deps, userId: c.var.userId, apiBase: `${url.origin}/api/v1` };
+    // The body checks read it already: the transport is handed the parsed value.
+    const parsedBody =
+      c.req.header('content-length') === '0' ? undefined : await c.req.json().catch(() => undefined);
+    return handleMcpRequest(c.req.raw, caller, parsedBody);
+  });
+  app.on(['GET', 'DELETE'], '/mcp', (c) =>
+    c.json(
+      {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' },
+        id: null,
+      },
+      405,
+      { Allow: 'POST' },
+    ),
+  );
+}

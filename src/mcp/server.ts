@@ -1,0 +1,61 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller, McpTool } from './tool-kit.js';
+import { toolError } from './tool-kit.js';
+import { readingTools } from './tools-reading.js';
+import { writingTools } from './tools-writing.js';
+
+export const MCP_TOOLS: McpTool[] = [...readingTools, ...writingTools];
+const byName = new Map(MCP_TOOLS.map((tool) => [tool.listing.name, tool]));
+const listings = MCP_TOOLS.map((tool) => tool.listing);
+
+const INSTRUCTIONS =
+  'Mailroom gives you email inboxes. Start with list_inboxes: each address is the `account` of the other ' +
+  'tools. wait_for_email blocks until mail arrives (for sign-up codes, replies). Emails carry extractedText, ' +
+  'the new content without quoted history. Errors carry a code (validation_error, forbidden, not_found, ...) ' +
+  'and a message saying what to fix.';
+
+function serverFor(caller: Omit<Caller, 'signal'>, httpSignal: AbortSignal): Server {
+  const server = new Server(
+    { name: 'mailroom', version: '0.1.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listings }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      const names = [...byName.keys()].join(', ');
+      return toolError('not_found', `no tool ${JSON.stringify(request.params.name)}; tools are: ${names}`);
+    }
+    // A JSON answer does not see the HTTP client leave: either signal ends a long wait.
+    const signal = AbortSignal.any([extra.signal, httpSignal]);
+    return tool.call({ ...caller, signal }, request.params.arguments ?? {});
+  });
+  return server;
+}
+
+/**
+ * One Streamable HTTP exchange on `/mcp`, stateless: a server and a transport for this request
+ * alone, seeing exactly the caller's inboxes. Nothing is kept between requests, so any node can
+ * answer any request and a restart loses no session.
+ */
+export async function handleMcpRequest(
+  request: Request,
+  caller: Omit<Caller, 'signal'>,
+  parsedBody?: unknown,
+): Promise<Response> {
+  const server = serverFor(caller, request.signal);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+  } finally {
+    // With JSON responses the answer is complete here; the pair is done.
+    void transport.close();
+    void server.close();
+  }
+}

@@ -1,0 +1,124 @@
+import { z } from '@hono/zod-openapi';
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { zodDetails } from '../http/errors.js';
+import type { ErrorDetail } from '../mailbox/errors.js';
+import { mailroomErrorOf } from '../mailbox/errors.js';
+import type { MailboxDeps } from '../mailbox/deps.js';
+
+/** Who is calling: the API key's user, as the HTTP door's authentication found it. */
+export interface Caller {
+  deps: MailboxDeps;
+  userId: number;
+  /** Where the HTTP API is, for links to large attachments. */
+  apiBase: string;
+  /** Aborts when the client goes away (a long wait stops). */
+  signal: AbortSignal;
+}
+
+type Shape = Record<string, z.ZodType>;
+
+/**
+ * A tool: `params` are its own fields (which email, which inbox); `body`, when given, is the HTTP
+ * API's request body schema, reused as is for the remaining fields. Both are checked before `run`.
+ */
+export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined> {
+  name: string;
+  description: string;
+  annotations: ToolAnnotations;
+  params: P;
+  body?: B;
+  run(
+    caller: Caller,
+    params: z.output<z.ZodObject<P>>,
+    body: B extends z.ZodType ? z.output<B> : undefined,
+  ): unknown;
+}
+
+export interface McpTool {
+  listing: Tool;
+  call(caller: Caller, args: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+export function defineTool<P extends Shape, B extends z.ZodType | undefined = undefined>(
+  definition: ToolDefinition<P, B>,
+): McpTool {
+  const params = z.strictObject(definition.params);
+  const ownKeys = new Set(Object.keys(definition.params));
+  return {
+    listing: {
+      name: definition.name,
+      description: definition.description,
+      annotations: definition.annotations,
+      inputSchema: inputSchemaOf(params, definition.body),
+    },
+    async call(caller, args) {
+      const own: Record<string, unknown> = {};
+      const rest: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(args)) (ownKeys.has(key) ? own : rest)[key] = value;
+      const details: ErrorDetail[] = [];
+      const parsed = await params.safeParseAsync(definition.body ? own : args);
+      if (!parsed.success) details.push(...zodDetails(parsed.error));
+      let body: unknown;
+      if (definition.body) {
+        const result = await definition.body.safeParseAsync(rest);
+        if (result.success) body = result.data;
+        else details.push(...zodDetails(result.error));
+      }
+      if (details.length > 0) return toolError('validation_error', messageOf(details), details);
+      try {
+        const data = await definition.run(caller, parsed.data!, body as never);
+        return isToolResult(data) ? data : toolResult(data);
+      } catch (error) {
+        const known = mailroomErrorOf(error);
+        if (known) return toolError(known.code, known.message, known.details);
+        caller.deps.log.error({ err: error, tool: definition.name }, 'MCP tool failed');
+        return toolError('internal_error', 'internal error');
+      }
+    },
+  };
+}
+
+/** One JSON Schema for the tool's own fields and the reused body's, as a client sees them. */
+function inputSchemaOf(params: z.ZodObject, body: z.ZodType | undefined): Tool['inputSchema'] {
+  const jsonOf = (schema: z.ZodType) =>
+    z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, object>;
+      required?: string[];
+      description?: string;
+    };
+  const own = jsonOf(params);
+  const other = body ? jsonOf(body) : {};
+  const required = [...new Set([...(own.required ?? []), ...(other.required ?? [])])];
+  return {
+    type: 'object',
+    properties: { ...other.properties, ...own.properties },
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
+
+function messageOf(details: ErrorDetail[]): string {
+  const [first] = details;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
+  return first ? `${first.path}: ${first.message}${more}` : 'invalid arguments';
+}
+
+function isToolResult(value: unknown): value is CallToolResult {
+  return (
+    typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content)
+  );
+}
+
+/** The answer as JSON text (for any client) and as structured content (for clients that read it). */
+export function toolResult(data: unknown): CallToolResult {
+  const structured = (typeof data === 'object' && data !== null ? data : { result: data }) as Record<
+    string,
+    unknown
+  >;
+  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: structured };
+}
+
+/** An MCP tool error carrying the contract's code (section 3) and what to fix. */
+export function toolError(code: string, message: string, details?: ErrorDetail[]): CallToolResult {
+  const error = { code, message, ...(details ? { details } : {}) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
+}

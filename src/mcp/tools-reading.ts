@@ -1,0 +1,124 @@
+import { z } from '@hono/zod-openapi';
+import { account, isoDateQuery } from '../http/schemas/common.js';
+import { ListEmailsQuery } from '../http/schemas/emails.js';
+import { listAccounts } from '../mailbox/accounts.js';
+import { listEmails, listThreads, readAttachment, readEmail, readThread } from '../mailbox/read.js';
+import { WAIT_MAX_SECONDS, waitForEmails } from '../mailbox/wait-for-email.js';
+import type { McpTool } from './tool-kit.js';
+import { defineTool } from './tool-kit.js';
+
+export const uid = z.number().int().positive().describe('the email uid (from list_emails or a wait)');
+export const inFolder = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('the folder the email is in; by uid alone (or INBOX for read_email) when omitted');
+const limit = z.number().int().min(1).max(100).optional().describe('page size, default 20');
+const cursor = z.string().optional().describe('nextCursor of the previous page');
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** Attachments up to this size come back inline; larger ones as a link to the HTTP API. */
+export const INLINE_ATTACHMENT_BYTES = 256 * 1024;
+
+/** list_emails: the HTTP list query, with JSON booleans for its flags and without `wait`. */
+const { wait: _wait, ...listFilters } = ListEmailsQuery.shape;
+const listShape = {
+  ...listFilters,
+  limit,
+  unread: z.boolean().optional().describe('only unread (true) or only read (false) mail'),
+  hasAttachments: z.boolean().optional(),
+};
+
+export const readingTools: McpTool[] = [
+  defineTool({
+    name: 'list_inboxes',
+    description: 'The inboxes this API key reaches: their addresses are the `account` of every other tool.',
+    annotations: { title: 'List inboxes', ...READ_ONLY },
+    params: {},
+    run: ({ deps, userId }) => ({ accounts: listAccounts(deps, userId) }),
+  }),
+  defineTool({
+    name: 'list_emails',
+    description:
+      'A page of emails in a folder (INBOX by default), newest first, with filters. Each email has ' +
+      '`extractedText`: its new content without quoted history or signature. Text is cut to 500 characters; ' +
+      'read_email gives the whole.',
+    annotations: { title: 'List emails', ...READ_ONLY },
+    params: listShape,
+    run: ({ deps, userId }, query) => listEmails(deps, userId, { ...query, limit: query.limit ?? 20 }),
+  }),
+  defineTool({
+    name: 'read_email',
+    description:
+      'One email with its full text and html (and extractedText/extractedHtml). Reading does not mark it read.',
+    annotations: { title: 'Read an email', ...READ_ONLY },
+    params: { account, uid, folder: inFolder },
+    run: ({ deps, userId }, p) => ({ email: readEmail(deps, userId, p.account, p.uid, p.folder ?? 'INBOX') }),
+  }),
+  defineTool({
+    name: 'wait_for_email',
+    description:
+      'Waits until an email matching the filters arrives in the inbox and returns it (email: null when ' +
+      `none came within timeout seconds, at most ${WAIT_MAX_SECONDS}). Without since, only mail arriving ` +
+      'after the call counts; with since, matching mail already there (dated since then) is returned at once.',
+    annotations: { title: 'Wait for an email', ...READ_ONLY, idempotentHint: false },
+    params: {
+      account,
+      folder: listFilters.folder,
+      from: listFilters.from,
+      subject: listFilters.subject,
+      q: listFilters.q,
+      since: isoDateQuery.optional().describe('ISO 8601: count mail already there dated from then on'),
+      timeout: z.number().int().min(1).max(WAIT_MAX_SECONDS).optional().describe('seconds, default 60'),
+    },
+    run: async ({ deps, userId, signal }, { timeout, since, ...filters }) => {
+      const query = { ...filters, ...(since !== undefined ? { since } : {}), limit: 1 };
+      const options = { seconds: timeout ?? 60, signal, newOnly: since === undefined };
+      const { emails, end } = await waitForEmails(deps, userId, query, options);
+      return { email: emails[0] ?? null, ...(emails.length === 0 ? { ended: end } : {}) };
+    },
+  }),
+  defineTool({
+    name: 'list_threads',
+    description: 'Conversations of an inbox, most recent activity first.',
+    annotations: { title: 'List threads', ...READ_ONLY },
+    params: { account, limit, cursor },
+    run: ({ deps, userId }, p) => listThreads(deps, userId, p.account, p.limit ?? 20, p.cursor),
+  }),
+  defineTool({
+    name: 'read_thread',
+    description: 'One conversation: its emails oldest first, across folders.',
+    annotations: { title: 'Read a thread', ...READ_ONLY },
+    params: { account, threadId: z.string().min(1).max(100) },
+    run: ({ deps, userId }, p) => readThread(deps, userId, p.account, p.threadId),
+  }),
+  defineTool({
+    name: 'get_attachment',
+    description:
+      `An attachment of an email (ids are in the email's attachments). Up to ${INLINE_ATTACHMENT_BYTES / 1024} KB ` +
+      'it comes inline as an embedded resource; larger ones as a link to the HTTP API (Bearer key needed).',
+    annotations: { title: 'Get an attachment', ...READ_ONLY },
+    params: { account, uid, attachmentId: z.string().min(1).max(64), folder: inFolder },
+    run: async ({ deps, userId, apiBase }, p) => {
+      const found = await readAttachment(deps, userId, p.account, p.uid, p.attachmentId, p.folder);
+      const query = `account=${encodeURIComponent(p.account)}`;
+      const url = `${apiBase}/emails/${p.uid}/attachments/${encodeURIComponent(p.attachmentId)}?${query}`;
+      const meta = { name: found.filename, mimeType: found.contentType };
+      if (found.content.length > INLINE_ATTACHMENT_BYTES) {
+        return {
+          content: [
+            {
+              type: 'resource_link' as const,
+              uri: url,
+              ...meta,
+              description: `${found.content.length} bytes: GET it with the Authorization: Bearer key`,
+            },
+          ],
+        };
+      }
+      const resource = { uri: url, mimeType: found.contentType, blob: found.content.toString('base64') };
+      return { content: [{ type: 'resource' as const, resource }] };
+    },
+  }),
+];
