@@ -76,6 +76,12 @@ export class ImapStateStore {
     );
   }
 
+  allIds(folderId: number): number[] {
+    return this.db
+      .all(this.db.kysely.selectFrom('messages').select('id').where('folder_id', '=', folderId))
+      .map((r) => r.id);
+  }
+
   unlinkedIds(folderId: number): number[] {
     return this.db
       .all(
