@@ -79,7 +79,9 @@ export class InboxSync {
       if (full) {
         if (inbox.last_sync_at === null) this.setState('syncing');
         const remote = await client.list();
-        folders = mapFolders(this.deps.store, inbox, remote, this.deps.log);
+        folders = mapFolders(this.deps.store, inbox, remote, this.deps.log, {
+          syncAllMail: this.deps.config.imapSyncAllMail,
+        });
         // A LIST without INBOX is a server fault, not every folder deleted.
         if (remote.some((entry) => entry.path.toUpperCase() === 'INBOX')) {
           const kept = folders;
