@@ -78,15 +78,18 @@ export class InboxSync {
       const full = Date.now() - lastFull >= this.options.pollMs || folders.length === 0;
       if (full) {
         if (inbox.last_sync_at === null) this.setState('syncing');
-        const remote = await client.list();
-        folders = mapFolders(this.deps.store, inbox, remote, this.deps.log, {
-          syncAllMail: this.deps.config.imapSyncAllMail,
+        // Under the lock: a send that creates Sent meanwhile must not look gone to a LIST from before.
+        folders = await this.lock.run(async () => {
+          const remote = await client.list();
+          const mapped = mapFolders(this.deps.store, inbox, remote, this.deps.log, {
+            syncAllMail: this.deps.config.imapSyncAllMail,
+          });
+          // A LIST without INBOX is a server fault, not every folder deleted.
+          if (remote.some((entry) => entry.path.toUpperCase() === 'INBOX')) {
+            dropGoneFolders(this.deps.store, inbox, mapped, this.deps.log);
+          }
+          return mapped;
         });
-        // A LIST without INBOX is a server fault, not every folder deleted.
-        if (remote.some((entry) => entry.path.toUpperCase() === 'INBOX')) {
-          const kept = folders;
-          await this.lock.run(async () => dropGoneFolders(this.deps.store, inbox, kept, this.deps.log));
-        }
         lastFull = Date.now();
       }
       const days = this.deps.config.imapInitialDays;

@@ -1,20 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawMessage } from '../helpers/dovecot.js';
+import { mailboxDefinitions, rawMessage } from '../helpers/dovecot.js';
 import { eventuallyFolder, listFolder, remoteFolder, startImapWorld } from '../helpers/imap-setup.js';
 import type { ImapWorld } from '../helpers/imap-setup.js';
 
 /** A server with Drafts and Trash but no Sent folder at all. */
-const NO_SENT = `  mailbox Drafts {
-    special_use = \\Drafts
-    auto = subscribe
-  }
-  mailbox Trash {
-    special_use = \\Trash
-    auto = subscribe
-  }
-`;
+const NO_SENT = mailboxDefinitions(['Drafts', 'Trash']);
 
 describe('sending from an IMAP mailbox whose server has no Sent folder', () => {
   let world: ImapWorld;
@@ -32,9 +24,10 @@ describe('sending from an IMAP mailbox whose server has no Sent folder', () => {
   afterAll(async () => world.stop());
 
   it('says savedToSent false, with the reason, when the server stores nothing', async () => {
-    // The server refuses to create any folder: its mail directory is read-only.
-    const home = path.join(world.dovecot.dir, 'mail', world.user);
-    fs.chmodSync(home, 0o555);
+    // A plain file where the folder's directory would go: the server can neither create nor
+    // fill Sent. (A read-only mail directory would do too, but can strand Dovecot's lock files.)
+    const blocker = path.join(world.dovecot.dir, 'mail', world.user, '.Sent');
+    fs.writeFileSync(blocker, '');
     try {
       const res = await send('Not saved');
       expect(res.status).toBe(200);
@@ -42,7 +35,7 @@ describe('sending from an IMAP mailbox whose server has no Sent folder', () => {
       expect(res.json.data.savedToSent).toBe(false);
       expect(res.json.data.savedToSentError).toMatch(/IMAP server/);
     } finally {
-      fs.chmodSync(home, 0o755);
+      fs.rmSync(blocker);
     }
     expect((await world.other.list()).map((f) => f.path)).not.toContain('Sent');
   });

@@ -36,23 +36,14 @@ export interface DovecotOptions {
   mailboxes?: string;
 }
 
-const STANDARD_MAILBOXES = `  mailbox Sent {
-    special_use = \\Sent
-    auto = subscribe
-  }
-  mailbox Drafts {
-    special_use = \\Drafts
-    auto = subscribe
-  }
-  mailbox Trash {
-    special_use = \\Trash
-    auto = subscribe
-  }
-  mailbox Junk {
-    special_use = \\Junk
-    auto = subscribe
-  }
-`;
+/** Dovecot mailbox definitions with their special-use role, created on login. */
+export function mailboxDefinitions(names: string[]): string {
+  return names
+    .map((name) => `  mailbox ${name} {\n    special_use = \\${name}\n    auto = subscribe\n  }\n`)
+    .join('');
+}
+
+const STANDARD_MAILBOXES = mailboxDefinitions(['Sent', 'Drafts', 'Trash', 'Junk']);
 
 /**
  * A real Dovecot for the tests, run as a child process: its own config, passwords and Maildir in

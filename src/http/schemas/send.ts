@@ -160,12 +160,9 @@ export const SendResult = z
     savedToSent: z.boolean().openapi({
       description: "false when a connected mailbox's server did not store the copy in its Sent folder",
     }),
-    savedToSentError: z
-      .string()
-      .optional()
-      .openapi({
-        description: 'why the copy is not in the remote Sent folder (only when savedToSent is false)',
-      }),
+    savedToSentError: z.string().optional().openapi({
+      description: 'why the copy is not in the remote Sent folder (only when savedToSent is false)',
+    }),
     delivery: z.array(Delivery),
   })
   .openapi('SendResult');
