@@ -219,6 +219,12 @@ export const settings = {
     default: 0,
     help: 'initial IMAP sync window in days (0: all mail)',
   },
+  imapSyncAllMail: {
+    env: 'MAILROOM_IMAP_SYNC_ALL_MAIL',
+    schema: bool,
+    default: false,
+    help: 'also sync IMAP folders that show mail kept elsewhere: All Mail, Starred, Important (special-use All, Flagged, Important)',
+  },
   maxBodyBytes: {
     env: 'MAILROOM_MAX_BODY_BYTES',
     schema: positiveInt,

@@ -14,14 +14,36 @@ const ROLE_TO_LOCAL: Record<string, string> = {
 };
 
 /** Virtual views of mail kept elsewhere: syncing them would show every message twice. */
-const VIRTUAL = new Set(['\\All', '\\Flagged', '\\Important']);
+const VIRTUAL = new Set(['\\all', '\\flagged', '\\important']);
+
+/**
+ * The same views by name, for servers that do not flag them (Gmail over IMAP without
+ * SPECIAL-USE, and servers that copy its layout): any "All Mail", and Starred or Important
+ * under Gmail's own folder. A plain "Starred" elsewhere may be a real folder, so it syncs.
+ */
+function isVirtual(entry: ListResponse, flags: string[]): boolean {
+  if (flags.some((f) => VIRTUAL.has(f)) || (entry.specialUse && VIRTUAL.has(entry.specialUse.toLowerCase())))
+    return true;
+  const parts = entry.path.split(entry.delimiter || '/').map((p) => p.toLowerCase());
+  const leaf = parts.at(-1) ?? '';
+  if (leaf === 'all mail') return true;
+  const gmail = parts.length === 2 && /^\[(gmail|google mail)\]$/.test(parts[0]!);
+  return gmail && (leaf === 'starred' || leaf === 'important');
+}
 
 /**
  * Ties the remote folders to local ones: special-use roles to INBOX, Sent, Drafts, Trash and
- * Spam; any other selectable folder by its remote path, created locally on first sight.
+ * Spam; views of mail kept elsewhere skipped unless `syncAllMail`; any other selectable folder
+ * by its remote path, created locally on first sight.
  * Answers the local folders that have a remote counterpart, INBOX first.
  */
-export function mapFolders(store: Store, inbox: InboxRow, remote: ListResponse[], log: Logger): FolderRow[] {
+export function mapFolders(
+  store: Store,
+  inbox: InboxRow,
+  remote: ListResponse[],
+  log: Logger,
+  options: { syncAllMail: boolean },
+): FolderRow[] {
   const mapped = new Map<number, FolderRow>();
   const claimed = new Set<string>();
   return store.db.transaction(() => {
@@ -29,8 +51,9 @@ export function mapFolders(store: Store, inbox: InboxRow, remote: ListResponse[]
     for (const entry of ordered) {
       const flags = [...entry.flags].map((f) => f.toLowerCase());
       if (flags.includes('\\noselect') || flags.includes('\\nonexistent')) continue;
-      const role = entry.specialUse && ROLE_TO_LOCAL[entry.specialUse];
-      if (entry.specialUse && VIRTUAL.has(entry.specialUse)) continue;
+      if (!options.syncAllMail && isVirtual(entry, flags)) continue;
+      // Synced on request: a view is never one of the standard folders.
+      const role = isVirtual(entry, flags) ? undefined : entry.specialUse && ROLE_TO_LOCAL[entry.specialUse];
       let local: FolderRow | undefined;
       if (role && !claimed.has(role)) {
         claimed.add(role);

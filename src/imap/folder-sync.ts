@@ -6,6 +6,8 @@ import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { FolderRow } from '../store/folders.js';
 import type { InboxRow } from '../store/inboxes.js';
+import type { RemoteLookalikes } from './adopt.js';
+import { localCopyOf, remoteLookalikes } from './adopt.js';
 import type { Mutex } from './mutex.js';
 
 export interface FolderSyncContext {
@@ -29,9 +31,9 @@ const sameFlags = (stored: string, remote: string[]) =>
   JSON.stringify(normalFlags(JSON.parse(stored) as string[])) === JSON.stringify(remote);
 
 /**
- * Brings one local folder level with its remote folder: new mail (adopting local copies by
- * Message-ID where the remote UIDs are new, as after a UIDVALIDITY change or an APPEND whose
- * UID the server did not tell), flag changes (CONDSTORE when offered, else every flag), and
+ * Brings one local folder level with its remote folder: new mail (adopting local copies where
+ * the remote UIDs are new, as after a UIDVALIDITY change or an APPEND whose UID the server did
+ * not tell: see localCopyOf), flag changes (CONDSTORE when offered, else every flag), and
  * expunges (a UID absent from two answers in a row, never from one).
  *
  * Commands run between fetches, never inside one; local changes are made under the inbox's
@@ -61,9 +63,10 @@ export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Pro
     uids = ((await client.search(query, { uid: true })) || []).filter((uid) => uid >= from);
   }
   const announce = ctx.announce && !first && !resync && folder.special_use === '\\Inbox';
+  const lookalikes = resync && uids.length > 0 ? await remoteLookalikes(client) : null;
   for (let i = 0; i < uids.length; i += ctx.batchSize) {
     const batch = uids.slice(i, i + ctx.batchSize);
-    await lock.run(() => fetchAndFile(ctx, folder, batch, announce));
+    await lock.run(() => fetchAndFile(ctx, folder, batch, announce, lookalikes));
   }
 
   // Flag changes and expunges by other clients.
@@ -79,7 +82,13 @@ export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Pro
   });
 }
 
-async function fetchAndFile(ctx: FolderSyncContext, folder: FolderRow, uids: number[], announce: boolean) {
+async function fetchAndFile(
+  ctx: FolderSyncContext,
+  folder: FolderRow,
+  uids: number[],
+  announce: boolean,
+  lookalikes: RemoteLookalikes | null,
+) {
   const { deps, client, inbox } = ctx;
   const { store } = deps;
   const fresh = uids.filter((uid) => !store.imapState.byRemoteUid(folder.id, uid));
@@ -98,9 +107,12 @@ async function fetchAndFile(ctx: FolderSyncContext, folder: FolderRow, uids: num
     for (const { message, parsed: email } of parsed) {
       if (store.imapState.byRemoteUid(folder.id, message.uid)) continue;
       const flags = normalFlags(message.flags);
-      const adopted = email.messageId
-        ? store.imapState.unlinkedByMessageId(folder.id, email.messageId)
-        : undefined;
+      const adopted = localCopyOf(
+        store,
+        folder.id,
+        { ...message, messageId: email.messageId, source: message.source! },
+        lookalikes,
+      );
       if (adopted) {
         store.imapState.setRemoteUid(adopted.id, message.uid);
         if (!sameFlags(adopted.flags, flags)) store.messages.setFlags(adopted.id, flags);

@@ -5,6 +5,7 @@ import type { FolderRow } from '../store/folders.js';
 import { nowIso } from '../store/ids.js';
 import { closeImap, hostOf, openImap } from './connection.js';
 import { mapFolders } from './folder-map.js';
+import { dropFolderCopy, dropGoneFolders } from './gone-folders.js';
 import { syncFolder } from './folder-sync.js';
 import type { Mutex } from './mutex.js';
 import type { ImapSyncOptions } from './options.js';
@@ -77,7 +78,18 @@ export class InboxSync {
       const full = Date.now() - lastFull >= this.options.pollMs || folders.length === 0;
       if (full) {
         if (inbox.last_sync_at === null) this.setState('syncing');
-        folders = mapFolders(this.deps.store, inbox, await client.list(), this.deps.log);
+        // Under the lock: a send that creates Sent meanwhile must not look gone to a LIST from before.
+        folders = await this.lock.run(async () => {
+          const remote = await client.list();
+          const mapped = mapFolders(this.deps.store, inbox, remote, this.deps.log, {
+            syncAllMail: this.deps.config.imapSyncAllMail,
+          });
+          // A LIST without INBOX is a server fault, not every folder deleted.
+          if (remote.some((entry) => entry.path.toUpperCase() === 'INBOX')) {
+            dropGoneFolders(this.deps.store, inbox, mapped, this.deps.log);
+          }
+          return mapped;
+        });
         lastFull = Date.now();
       }
       const days = this.deps.config.imapInitialDays;
@@ -98,8 +110,8 @@ export class InboxSync {
           await syncFolder(ctx, current);
         } catch (error) {
           if (!(error as { mailboxMissing?: boolean }).mailboxMissing) throw error;
-          // Deleted by another client: its local copy stays, unsynced, until it reappears.
-          this.deps.store.imapState.setFolderRemote(current.id, null);
+          // Deleted by another client since the LIST.
+          await this.lock.run(async () => dropFolderCopy(this.deps.store, current, this.deps.log, inbox));
         }
       }
       this.setState('synced', null, nowIso());

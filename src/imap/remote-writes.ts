@@ -69,6 +69,14 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     });
   }
 
+  async createFolder(name: string): Promise<string> {
+    return this.withClient(async (client) => {
+      const result = await client.mailboxCreate(name);
+      if (!result) throw new Upstream(`the IMAP server refused to create ${name}`);
+      return result.path;
+    });
+  }
+
   submit(envelope: { from: string; to: string[] }, raw: Buffer): Promise<SubmitResult> {
     return submitSmtp(this.config.smtp, envelope, raw, this.options.connectTimeoutMs);
   }

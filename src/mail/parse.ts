@@ -7,6 +7,7 @@ import { lowerDomain, parseAddressList } from './addresses.js';
 import { collectMail } from './collect-mail.js';
 import type { CollectedAttachment, KeepContent } from './collect-mail.js';
 import { diagnose } from './diagnose.js';
+import { headersAsUtf8 } from './header-charset.js';
 import { boundMime, MAX_MIME_PARTS, ORIGINAL_TYPE_PARAM } from './mime-bounds.js';
 import { capParsed } from './parse-caps.js';
 import type { ParsedAddress, ParsedAttachment, ParsedEmail } from './types.js';
@@ -286,7 +287,7 @@ export async function parseEmail(raw: Buffer, options: ParseOptions = {}): Promi
   const input = asBuffer(raw);
   const warnings: string[] = [];
   if (input.length === 0) warnings.push('empty message');
-  const bounded = boundMime(input);
+  const bounded = boundMime(headersAsUtf8(input));
   warnings.push(...bounded.warnings);
   let result: ParsedEmail;
   try {
@@ -322,7 +323,7 @@ const HEADERS_ONLY_BYTES = 1024 * 1024;
 export function parseHeadersOnlyBounded(raw: Buffer, why: string): ParsedEmail {
   const input = asBuffer(raw);
   const warnings = [why];
-  const bounded = boundMime(input.subarray(0, HEADERS_ONLY_BYTES));
+  const bounded = boundMime(headersAsUtf8(input.subarray(0, HEADERS_ONLY_BYTES)));
   warnings.push(...bounded.warnings);
   return capParsed(headersOnlyOrEmpty(bounded.input, input, warnings), bounded.addressTotals);
 }

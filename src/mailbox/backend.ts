@@ -19,6 +19,8 @@ export interface RemoteMailbox {
   move(from: FolderRow, remoteUid: number, to: FolderRow): Promise<number | null>;
   /** Deletes a message for good (\Deleted, then UID EXPUNGE). */
   expunge(folder: FolderRow, remoteUid: number): Promise<void>;
+  /** Creates a folder (an existing one is fine); answers its path on the server. */
+  createFolder(name: string): Promise<string>;
   /** Appends a message; answers its UID when the server tells it. */
   append(folder: FolderRow, raw: Buffer, flags: string[]): Promise<number | null>;
   /** Sends through the mailbox's own SMTP server. */

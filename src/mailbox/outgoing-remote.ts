@@ -2,6 +2,8 @@ import type { DeliveryStatus } from '../db/schema.js';
 import type { ComposedMessage } from '../mail/compose.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
+import type { FolderRow } from '../store/folders.js';
+import type { InboxRow } from '../store/inboxes.js';
 import type { RemoteMailbox } from './backend.js';
 import type { MailboxDeps } from './deps.js';
 import { NotFound } from './errors.js';
@@ -17,8 +19,9 @@ import type { Outgoing, SentCopy } from './outgoing.js';
  * `failed` for those it refused. Nothing is queued here: the mailbox's server owns retries.
  *
  * Once the SMTP server accepted, the mail has left: a failing APPEND, draft removal or
- * `\Answered` store on the remote is logged, never answered as an error, and the local Sent
- * copy is kept (without a remote UID) so the caller sees what was sent.
+ * `\Answered` store on the remote is logged, never answered as an error (a failed APPEND shows
+ * as `savedToSent: false` with its reason), and the local Sent copy is kept (without a remote
+ * UID) so the caller sees what was sent.
  */
 export async function dispatchRemote<R>(
   deps: MailboxDeps,
@@ -50,9 +53,8 @@ export async function dispatchRemote<R>(
         return null;
       }
     };
-    const sentUid = sent.remote_path
-      ? await afterSend('saving to the remote Sent', () => remote.append(sent, composed.raw, ['\\Seen']))
-      : null;
+    const saved = await saveToRemoteSent(deps, remote, inbox, sent, composed.raw);
+    const sentUid = 'uid' in saved ? saved.uid : null;
     const draftFolder = draft ? store.folders.get(draft.folder_id) : undefined;
     if (draft?.remote_uid != null && draftFolder?.remote_path) {
       const uid = draft.remote_uid;
@@ -100,13 +102,39 @@ export async function dispatchRemote<R>(
       if (answered) addFlag(deps, answered.id, '\\Answered');
       const view = viewOfFiled(row, sent, parsed, true);
       events.push(appendEmailEvent(store, 'email.sent', inbox, row, view));
-      const shaped = shape({ view, delivery });
+      const shaped = shape({ view, delivery, ...('error' in saved ? { notSavedToSent: saved.error } : {}) });
       rememberResponse(deps, guard, shaped);
       return shaped;
     });
     deps.bus.publish(events);
     return response;
   });
+}
+
+/**
+ * APPENDs the sent copy to the remote Sent folder, creating one named Sent first when the
+ * server has none (as mail programs do). Never throws: the mail has left; a failure is logged
+ * and answered as `savedToSent: false` with its reason.
+ */
+async function saveToRemoteSent(
+  deps: MailboxDeps,
+  remote: RemoteMailbox,
+  inbox: InboxRow,
+  sent: FolderRow,
+  raw: Buffer,
+): Promise<{ uid: number | null } | { error: string }> {
+  try {
+    let folder = sent;
+    if (!folder.remote_path) {
+      deps.store.imapState.setFolderRemote(sent.id, await remote.createFolder('Sent'));
+      folder = deps.store.folders.get(sent.id)!;
+    }
+    return { uid: await remote.append(folder, raw, ['\\Seen']) };
+  } catch (error) {
+    const message = (error as Error).message;
+    deps.log.warn({ account: inbox.address, err: message }, 'sent, but saving to the remote Sent failed');
+    return { error: message };
+  }
 }
 
 function addFlag(deps: MailboxDeps, messageId: number, flag: string): void {

@@ -34,6 +34,8 @@ export interface Outgoing {
 export interface SentCopy {
   view: EmailView;
   delivery: DeliveryView[];
+  /** Why the copy is not in the remote Sent folder of a connected mailbox; absent when it is. */
+  notSavedToSent?: string;
 }
 
 type Route =

@@ -61,7 +61,8 @@ export interface ReplyResult {
   inReplyTo: string;
   /** The thread chain, space separated (source 2.5 types it a string). */
   references: string;
-  savedToSent: true;
+  savedToSent: boolean;
+  savedToSentError?: string;
   delivery: DeliveryView[];
 }
 

@@ -36,7 +36,10 @@ export interface SendResult {
   to: string[];
   cc: string[];
   subject: string;
-  savedToSent: true;
+  /** False when a connected mailbox's server did not store the copy in its Sent folder. */
+  savedToSent: boolean;
+  /** Why not, when savedToSent is false. */
+  savedToSentError?: string;
   delivery: DeliveryView[];
 }
 
@@ -44,7 +47,7 @@ export interface SendOptions {
   idempotencyKey?: string;
 }
 
-export function sendResultOf({ view, delivery }: SentCopy): SendResult {
+export function sendResultOf({ view, delivery, notSavedToSent }: SentCopy): SendResult {
   return {
     uid: view.uid,
     messageId: view.messageId,
@@ -53,7 +56,8 @@ export function sendResultOf({ view, delivery }: SentCopy): SendResult {
     to: view.to,
     cc: view.cc,
     subject: view.subject,
-    savedToSent: true,
+    savedToSent: notSavedToSent === undefined,
+    ...(notSavedToSent === undefined ? {} : { savedToSentError: notSavedToSent }),
     delivery,
   };
 }

@@ -63,18 +63,23 @@ export class ImapStateStore {
     );
   }
 
-  /** A local copy in this folder not yet tied to a remote UID, by Message-ID. */
-  unlinkedByMessageId(folderId: number, messageId: string): MessageRow | undefined {
-    return this.db.first(
+  /** The local copies in this folder not yet tied to a remote UID with this Message-ID. */
+  unlinkedByMessageId(folderId: number, messageId: string): MessageRow[] {
+    return this.db.all(
       this.db.kysely
         .selectFrom('messages')
         .selectAll()
         .where('folder_id', '=', folderId)
         .where('remote_uid', 'is', null)
         .where('message_id', '=', messageId)
-        .orderBy('uid')
-        .limit(1),
+        .orderBy('uid'),
     );
+  }
+
+  allIds(folderId: number): number[] {
+    return this.db
+      .all(this.db.kysely.selectFrom('messages').select('id').where('folder_id', '=', folderId))
+      .map((r) => r.id);
   }
 
   unlinkedIds(folderId: number): number[] {

@@ -110,17 +110,19 @@ describe('an IMAP mailbox through server restarts and UIDVALIDITY changes', () =
     const uidOf = (list: { subject: string; uid: number }[], subject: string) =>
       list.find((m) => m.subject === subject)?.uid;
     const validity = await world.other.status('Archive', { uidValidity: true });
-    // Another client deletes and recreates the folder: same mail (two of three), new UIDVALIDITY.
-    await world.other.mailboxDelete('Archive');
-    await world.other.mailboxCreate('Archive');
-    for (const n of [1, 2]) {
-      await world.other.append(
-        'Archive',
-        rawMessage({ subject: `Archived ${n}`, messageId: `<a${n}@example.com>` }),
-        ['\\Seen'],
-      );
+    // Another client drops one message and adds one; then the server forgets the folder's UIDs
+    // and numbers it again (a new UIDVALIDITY), as after a rebuilt index.
+    const lock = await world.other.getMailboxLock('Archive');
+    try {
+      const three = (await world.other.search({ subject: 'Archived 3' }, { uid: true })) || [];
+      await world.other.messageDelete(three.join(','), { uid: true });
+    } finally {
+      lock.release();
     }
     await world.other.append('Archive', rawMessage({ subject: 'Archived 4' }), []);
+    await world.other.logout();
+    await world.dovecot.renumber(world.user, 'Archive');
+    world.other = await world.dovecot.client(world.user);
     const after = await world.other.status('Archive', { uidValidity: true });
     expect(after && after.uidValidity).not.toBe(validity && validity.uidValidity);
 

@@ -23,14 +23,34 @@ export interface Dovecot {
   kill(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Makes Dovecot forget a folder's UIDs while stopped (its uidlist and indexes deleted), so it
+   * numbers the mail again under a new UIDVALIDITY; `reverse` numbers it in the opposite order.
+   * Flags survive (they live in the file names). Restarts the server.
+   */
+  renumber(user: string, folder: string, options?: { reverse?: boolean }): Promise<void>;
 }
+
+export interface DovecotOptions {
+  /** The mailbox definitions inside the inbox namespace; default: Sent, Drafts, Trash, Junk with special-use. */
+  mailboxes?: string;
+}
+
+/** Dovecot mailbox definitions with their special-use role, created on login. */
+export function mailboxDefinitions(names: string[]): string {
+  return names
+    .map((name) => `  mailbox ${name} {\n    special_use = \\${name}\n    auto = subscribe\n  }\n`)
+    .join('');
+}
+
+const STANDARD_MAILBOXES = mailboxDefinitions(['Sent', 'Drafts', 'Trash', 'Junk']);
 
 /**
  * A real Dovecot for the tests, run as a child process: its own config, passwords and Maildir in
  * a temp folder, listening on a free port on 127.0.0.1, plaintext login (ssl = no).
  * Run as root, mail is kept as the `dovecot` user (Dovecot refuses uid 0 for mail).
  */
-export async function startDovecot(): Promise<Dovecot> {
+export async function startDovecot(options: DovecotOptions = {}): Promise<Dovecot> {
   if (!fs.existsSync(DOVECOT_BIN)) {
     throw new Error(
       `${DOVECOT_BIN} not found: install Debian package dovecot-imapd (scripts/ensure-test-deps.sh)`,
@@ -94,23 +114,7 @@ protocol imap {
 namespace inbox {
   inbox = yes
   separator = /
-  mailbox Sent {
-    special_use = \\Sent
-    auto = subscribe
-  }
-  mailbox Drafts {
-    special_use = \\Drafts
-    auto = subscribe
-  }
-  mailbox Trash {
-    special_use = \\Trash
-    auto = subscribe
-  }
-  mailbox Junk {
-    special_use = \\Junk
-    auto = subscribe
-  }
-}
+${options.mailboxes ?? STANDARD_MAILBOXES}}
 `,
   );
 
@@ -157,6 +161,26 @@ namespace inbox {
     },
     async restart() {
       await dovecot.kill();
+      await dovecot.start();
+    },
+    async renumber(user, folder, { reverse = false } = {}) {
+      await dovecot.kill();
+      const box = path.join(mailDir, user, `.${folder.replaceAll('/', '.')}`);
+      const uidlist = fs.readFileSync(path.join(box, 'dovecot-uidlist'), 'utf8').split('\n').slice(1);
+      const names = uidlist.filter(Boolean).map((line) => line.slice(line.indexOf(':') + 1));
+      for (const f of fs.readdirSync(box)) if (f.startsWith('dovecot')) fs.rmSync(path.join(box, f));
+      const where = (base: string) =>
+        ['cur', 'new']
+          .flatMap((sub) => fs.readdirSync(path.join(box, sub)).map((f) => path.join(box, sub, f)))
+          .find((f) => path.basename(f).split(':')[0] === base);
+      // The uidlist may still name expunged mail.
+      const files = names.map(where).filter((f): f is string => f !== undefined);
+      const ordered = reverse ? files.reverse() : files;
+      // Dovecot numbers files it has no record of in file-name order.
+      ordered.forEach((file, i) => {
+        const [base, flags = '2,'] = path.basename(file).split(':');
+        fs.renameSync(file, path.join(box, 'cur', `${String(i).padStart(4, '0')}.${base}:${flags}`));
+      });
       await dovecot.start();
     },
     async stop() {

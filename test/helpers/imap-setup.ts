@@ -1,7 +1,7 @@
 import type { ImapFlow } from 'imapflow';
 import type { CaptureServer } from './capture-smtp.js';
 import { startCaptureServer } from './capture-smtp.js';
-import type { Dovecot } from './dovecot.js';
+import type { Dovecot, DovecotOptions } from './dovecot.js';
 import { startDovecot } from './dovecot.js';
 import type { TestServer } from './server.js';
 import { eventually, startServer } from './server.js';
@@ -31,12 +31,19 @@ export interface ImapWorld {
 }
 
 /** Dovecot with one mailbox, a capture SMTP server, and a Mailroom server ready to connect it. */
-export async function startImapWorld(user = 'owner'): Promise<ImapWorld> {
-  const dovecot = await startDovecot();
+export async function startImapWorld(
+  user = 'owner',
+  options: { dovecot?: DovecotOptions; env?: Record<string, string> } = {},
+): Promise<ImapWorld> {
+  const dovecot = await startDovecot(options.dovecot);
   const password = `pw-${user}-S3cret!`;
   dovecot.addUser(user, password);
   const capture = await startCaptureServer();
-  const server = await startServer({ adminToken: ADMIN_TOKEN, imapOptions: FAST_IMAP });
+  const server = await startServer({
+    adminToken: ADMIN_TOKEN,
+    imapOptions: FAST_IMAP,
+    ...(options.env ? { env: options.env } : {}),
+  });
   const other = await dovecot.client(user);
   const address = `${user}@example.org`;
   return {

@@ -164,7 +164,12 @@ export const SendResult = z
     to: z.array(z.string()),
     cc: z.array(z.string()),
     subject: z.string(),
-    savedToSent: z.boolean(),
+    savedToSent: z.boolean().openapi({
+      description: "false when a connected mailbox's server did not store the copy in its Sent folder",
+    }),
+    savedToSentError: z.string().optional().openapi({
+      description: 'why the copy is not in the remote Sent folder (only when savedToSent is false)',
+    }),
     delivery: z.array(Delivery),
   })
   .openapi('SendResult');

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { FetchMessageObject, ImapFlow } from 'imapflow';
+import type { MessageRow } from '../store/messages.js';
+import type { Store } from '../store/index.js';
+
+/**
+ * How many remote messages of the folder look alike, by UID: same Message-ID and size, and
+ * same Message-ID, size and internal date. Taken once before a resync, from envelopes only.
+ */
+export interface RemoteLookalikes {
+  bySize: Map<number, number>;
+  bySizeAndDate: Map<number, number>;
+}
+
+const timeOf = (date: Date | string | undefined) => (date ? new Date(date).getTime() : NaN);
+
+export async function remoteLookalikes(client: ImapFlow): Promise<RemoteLookalikes> {
+  const all: FetchMessageObject[] = await client.fetchAll(
+    '1:*',
+    { uid: true, size: true, internalDate: true, envelope: true },
+    { uid: true },
+  );
+  const count = (key: (m: FetchMessageObject) => string) => {
+    const n = new Map<string, number>();
+    for (const m of all) n.set(key(m), (n.get(key(m)) ?? 0) + 1);
+    return new Map(all.map((m) => [m.uid, n.get(key(m))!]));
+  };
+  const id = (m: FetchMessageObject) => `${m.envelope?.messageId ?? ''}\u0000${m.size}`;
+  return { bySize: count(id), bySizeAndDate: count((m) => `${id(m)}\u0000${timeOf(m.internalDate)}`) };
+}
+
+const sha256 = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
+
+/**
+ * The unlinked local copy a remote message is, or undefined to import it afresh. After a
+ * UIDVALIDITY change (`lookalikes` given) a copy must have the same Message-ID, size and bytes,
+ * and the pairing must be one to one: when two local copies or two remote messages fit, the
+ * internal date may tell them apart, else nothing is guessed and the remote one is imported
+ * (the unmatched local copies are dropped at the end of the resync).
+ */
+export function localCopyOf(
+  store: Store,
+  folderId: number,
+  remote: { uid: number; messageId: string; source: Buffer; internalDate?: Date | string },
+  lookalikes: RemoteLookalikes | null,
+): MessageRow | undefined {
+  let locals = store.imapState.unlinkedByMessageId(folderId, remote.messageId);
+  // Mail this server APPENDed without telling the UID: the oldest copy, as before.
+  if (!lookalikes) return locals[0];
+  const hash = sha256(remote.source);
+  locals = locals.filter((l) => {
+    if (l.size !== remote.source.length) return false;
+    const raw = store.messages.raw(l.id);
+    return !raw || sha256(raw) === hash;
+  });
+  if (locals.length === 1 && lookalikes.bySize.get(remote.uid) === 1) return locals[0];
+  const when = timeOf(remote.internalDate);
+  const sameDate = locals.filter((l) => Date.parse(l.received_at) === when);
+  if (sameDate.length === 1 && lookalikes.bySizeAndDate.get(remote.uid) === 1) return sameDate[0];
+  return undefined;
+}

@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { FolderRow } from '../store/folders.js';
+import type { InboxRow } from '../store/inboxes.js';
+import type { Store } from '../store/index.js';
+
+/**
+ * Drops the local copy of a remote folder that no longer exists (deleted, or renamed: the new
+ * name is synced as a new folder). A standard folder (INBOX, Sent...) stays, unmapped and
+ * without the mail that was on the server; any other goes with all its mail. No events fire.
+ */
+export function dropFolderCopy(store: Store, folder: FolderRow, log: Logger, inbox: InboxRow): void {
+  store.db.transaction(() => {
+    const ids = folder.special_use
+      ? store.imapState.links(folder.id).map((l) => l.id)
+      : store.imapState.allIds(folder.id);
+    for (const id of ids) store.messages.remove(id);
+    if (folder.special_use) {
+      store.imapState.setFolderRemote(folder.id, null);
+      store.imapState.setFolderSync(folder.id, {
+        uid_validity: null,
+        highest_modseq: null,
+        uid_next_seen: null,
+      });
+    } else {
+      store.folders.remove(folder.id);
+    }
+  });
+  log.info(
+    { account: inbox.address, folder: folder.remote_path, messages: 'dropped' },
+    'remote folder gone; local copy dropped',
+  );
+}
+
+/** After a LIST: every mapped local folder whose remote path was not among those kept is gone. */
+export function dropGoneFolders(store: Store, inbox: InboxRow, kept: FolderRow[], log: Logger): void {
+  const keep = new Set(kept.map((f) => f.id));
+  for (const folder of store.folders.listOf(inbox.id)) {
+    if (folder.remote_path !== null && !keep.has(folder.id)) dropFolderCopy(store, folder, log, inbox);
+  }
+}

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventuallyFolder, startImapWorld } from '../helpers/imap-setup.js';
+import type { ImapWorld } from '../helpers/imap-setup.js';
+import { startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { openSmtp } from '../helpers/smtp-session.js';
+
+/** A message from an old mailer: raw 8-bit Latin-1 in its headers, no encoded words. */
+function latin1Message(to: string, contentType: string): Buffer {
+  return Buffer.from(
+    [
+      'From: Ren\xe9 M\xfcller <rene@example.com>',
+      `To: ${to}`,
+      'Subject: Caf\xe9 cr\xe8me \xe0 la fran\xe7aise',
+      'Message-ID: <latin1@example.com>',
+      'Date: Mon, 02 Mar 2026 10:00:00 +0000',
+      'MIME-Version: 1.0',
+      `Content-Type: ${contentType}`,
+      'Content-Transfer-Encoding: 8bit',
+      '',
+      'Voil\xe0.',
+      '',
+    ].join('\r\n'),
+    'latin1',
+  );
+}
+
+const expected = { subject: 'Café crème à la française', fromName: 'René Müller' };
+
+describe('raw 8-bit Latin-1 headers', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => server.stop());
+
+  it('read in the declared charset when delivered over SMTP', async () => {
+    const smtp = await openSmtp(server.mailroom.smtp.port);
+    const result = await smtp.send(
+      'rene@example.com',
+      [server.inbox],
+      latin1Message(server.inbox, 'text/plain; charset=iso-8859-1'),
+    );
+    await smtp.close();
+    const uid = Number(/stored (\d+)/.exec(result.data?.text ?? '')?.[1]);
+    const res = await server.api(`/emails/${uid}?account=${encodeURIComponent(server.inbox)}`);
+    expect(res.json.data.email).toMatchObject(expected);
+    expect(res.json.data.email.text).toContain('Voilà.');
+  });
+});
+
+describe('raw 8-bit Latin-1 headers in an IMAP mailbox', () => {
+  let world: ImapWorld;
+  beforeAll(async () => {
+    world = await startImapWorld();
+    // No charset declared at all: Windows-1252 is assumed.
+    await world.other.append('INBOX', latin1Message(world.address, 'text/plain'), []);
+    expect((await world.connect()).status).toBe(201);
+  });
+  afterAll(async () => world.stop());
+
+  it('read as Windows-1252 when nothing is declared', async () => {
+    const [email] = await eventuallyFolder(world, 'INBOX', (e) => e.length === 1);
+    expect(email).toMatchObject(expected);
+  });
+});
