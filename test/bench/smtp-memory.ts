@@ -32,10 +32,11 @@ const child = spawn(process.execPath, [path.join(root, 'bin/mailroom.js'), 'serv
     MAILROOM_LOG_LEVEL: 'warn',
     MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP: String(sessions + 5),
   },
-  stdio: ['ignore', 'pipe', 'inherit'],
+  stdio: ['ignore', 'inherit', 'pipe'],
 });
+// The banner with the ports is on stderr (stdout carries only JSON log lines).
 let output = '';
-child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
 const status = (field: 'VmRSS' | 'VmHWM'): number => {
   const line = fs

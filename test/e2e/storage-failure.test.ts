@@ -137,15 +137,15 @@ function serve(dataDir: string): Promise<Running> {
     },
   );
   return new Promise((resolve, reject) => {
-    let out = '';
+    // The banner (ports, first-start key) is on stderr: stdout carries only JSON log lines.
     let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const ports = /HTTP http:\/\/[\d.]+:(\d+)\s+SMTP [\d.]+:(\d+)/.exec(out);
-      const boot = out.includes('First start');
-      const key = /^\s+(mr_live_\S+)$/m.exec(out)?.[1];
+    child.stdout!.resume();
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const ports = /HTTP http:\/\/[\d.]+:(\d+)\s+SMTP [\d.]+:(\d+)/.exec(err);
+      const boot = err.includes('First start');
+      const key = /^\s+(mr_live_\S+)$/m.exec(err)?.[1];
       if (ports && (!boot || key)) {
         resolve({ child, http: Number(ports[1]), smtp: Number(ports[2]), key });
       }
