@@ -13,13 +13,9 @@ const names = fs
   .sort();
 const read = (file: string) => fs.readFileSync(new URL(file, dir), 'utf8');
 const expectedOf = (file: string) => (fs.existsSync(new URL(file, dir)) ? read(file).trimEnd() : undefined);
-/** The lines of text a reader sees in html (blank lines left out: spacing is the html's own). */
-const shown = (html: string) =>
-  htmlToText(html)
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .join('\n');
+/** The words a reader sees in html, in order (line breaks are the renderer's, not the extraction's). */
+const words = (text: string) => text.split(/\s+/).filter(Boolean).join(' ');
+const shown = (html: string) => words(htmlToText(html));
 
 describe('the new content of real-shaped replies (fixtures/replies)', () => {
   it('has at least 20 fixtures, plain and html, in at least four languages', () => {
@@ -38,7 +34,7 @@ describe('the new content of real-shaped replies (fixtures/replies)', () => {
       const parsed = await parseEmail(Buffer.from(read(`${name}.eml`)));
       expect(extractReplyText(parsed.text)).toBe(expectedOf(`${name}.expected.txt`));
       const expectedHtml = expectedOf(`${name}.expected-html.txt`);
-      if (expectedHtml !== undefined) expect(shown(extractReplyHtml(parsed.html))).toBe(shown(expectedHtml));
+      if (expectedHtml !== undefined) expect(shown(extractReplyHtml(parsed.html))).toBe(words(expectedHtml));
     });
   }
 });
