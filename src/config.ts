@@ -278,12 +278,15 @@ export const settings = {
 type Settings = typeof settings;
 
 /**
- * Settings marked `secret` may instead be read from a file named by `<VARIABLE>_FILE` (Docker and
- * Kubernetes secrets); a trailing newline is dropped.
+ * Settings marked `secret`: each may instead be read from a file named by `<VARIABLE>_FILE`
+ * (Docker and Kubernetes secrets; a trailing newline is dropped), and an error never shows its
+ * value (a URL among them only with its password masked).
  */
-const FILE_SETTINGS = Object.entries(settings)
-  .filter(([, setting]) => 'secret' in setting && setting.secret)
-  .map(([key]) => key);
+const SECRET_SETTINGS = new Set<string>(
+  Object.entries(settings)
+    .filter(([, setting]) => 'secret' in setting && setting.secret)
+    .map(([key]) => key),
+);
 
 function fromFile(variable: string, env: NodeJS.ProcessEnv): string | undefined {
   const file = env[`${variable}_FILE`];
@@ -305,8 +308,6 @@ export type ConfigOverrides = Partial<Config>;
 
 export class ConfigError extends Error {}
 
-/** Settings whose whole value is a secret: an error never shows it, only its length. */
-const SECRET_SETTINGS = new Set<string>(['secret', 'adminToken', 'metricsToken', 'bootstrapKey']);
 /** Settings that are URLs with credentials: shown only parsed, with the password masked. */
 const URL_SETTINGS = new Set<string>(['relayUrl']);
 
@@ -321,7 +322,8 @@ export function redactCredentials(text: string): string {
 
 /** A rejected value as an error may show it: secrets never, URLs without their password. */
 function shown(key: string, raw: unknown): string {
-  if (SECRET_SETTINGS.has(key)) return `a value of ${String(raw).length} characters, not shown`;
+  if (SECRET_SETTINGS.has(key) && !URL_SETTINGS.has(key))
+    return `a value of ${String(raw).length} characters, not shown`;
   if (typeof raw !== 'string') return JSON.stringify(raw);
   if (URL_SETTINGS.has(key) && !URL.canParse(raw)) return 'a value that is not a URL, not shown';
   return JSON.stringify(redactCredentials(raw));
@@ -333,7 +335,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   for (const [key, setting] of Object.entries(settings)) {
     const given = (overrides as Record<string, unknown>)[key];
     const fileValue =
-      given === undefined && FILE_SETTINGS.includes(key) ? fromFile(setting.env, env) : undefined;
+      given === undefined && SECRET_SETTINGS.has(key) ? fromFile(setting.env, env) : undefined;
     const raw =
       given !== undefined
         ? given
