@@ -206,7 +206,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       ]);
       clearTimeout(forced);
       await withTimeout(Promise.all(workers.map((w) => w.stop())), WORKERS_STOP_MS);
-      await withTimeout(Promise.all([deps.ingest?.close(), deps.parser?.close()]), THREADS_STOP_MS);
+      // Not raced against a timer: each ends its threads itself after the grace, and nothing may
+      // touch the data folder once stop() has resolved.
+      await Promise.all([deps.ingest?.close(THREADS_STOP_MS), deps.parser?.close()]);
       db.close();
       log.info('mailroom stopped');
     },

@@ -49,13 +49,19 @@ export class IngestWriter {
     });
   }
 
-  async close(): Promise<void> {
+  /**
+   * Lets the thread finish what it holds for up to `graceMs`, then ends it. Resolves only once
+   * the thread has exited: a thread still starting would otherwise open the database file after
+   * the caller believed the server stopped (and, say, removed its data folder).
+   */
+  async close(graceMs = 10_000): Promise<void> {
     this.closing = true;
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + graceMs;
     while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage('close');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    const left = Math.max(0, deadline - Date.now());
+    await Promise.race([exited, new Promise((r) => setTimeout(r, left).unref())]);
     await this.worker.terminate();
   }
 
