@@ -15,25 +15,19 @@ import { ImapSyncManager } from './imap/sync-manager.js';
 import type { AppEnv } from './http/context.js';
 import { createEventStreamRoutes } from './http/routes/events-stream.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
-import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/admin.js';
-import { createDeliveryWorker } from './mailbox/delivery.js';
+import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/operations/admin.js';
+import { createDeliveryWorker } from './mailbox/sending/delivery.js';
 import type { MailboxDeps } from './mailbox/deps.js';
-import { IngestWriter } from './mailbox/ingest-writer.js';
-import { ParsePool } from './mailbox/parse-pool.js';
-import { storageWritable } from './mailbox/readiness.js';
-import { createTrashSweep } from './mailbox/trash-sweep.js';
-import { EmailWaiters } from './mailbox/wait-for-email.js';
+import { IngestWriter } from './mailbox/ingest/ingest-writer.js';
+import { ParsePool } from './mailbox/ingest/parse-pool.js';
+import { storageWritable } from './mailbox/operations/readiness.js';
+import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
+import { EmailWaiters } from './mailbox/events/wait-for-email.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
 import { openDataDir } from './store/open.js';
-
-/** A background loop owned by the server: started after the listeners, stopped before the database closes. */
-export interface Worker {
-  name: string;
-  start(): void;
-  stop(): Promise<void>;
-}
+import type { Worker } from './worker.js';
 
 export interface MailroomOptions extends ConfigOverrides {
   /** Read MAILROOM_* from this environment (default process.env; tests pass {}). */

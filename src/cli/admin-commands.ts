@@ -13,7 +13,7 @@ import {
   removeUser,
   requireUser,
   revokeKey,
-} from '../mailbox/admin.js';
+} from '../mailbox/operations/admin.js';
 import { withDeps, withDepsAsync } from './admin-context.js';
 import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Worker } from '../mailroom.js';
+import type { Worker } from '../worker.js';
 import type { Store } from '../store/index.js';
 import type { DeliveryJob } from '../store/webhook-deliveries.js';
 import type { EventBus } from './bus.js';

@@ -1,5 +1,5 @@
 import type { ImapFlow } from 'imapflow';
-import type { RemoteConfig } from '../mailbox/backend.js';
+import type { RemoteConfig } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import type { FolderRow } from '../store/folders.js';
 import { nowIso } from '../store/ids.js';

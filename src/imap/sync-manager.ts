@@ -1,4 +1,4 @@
-import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/backend.js';
+import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { openJson } from '../store/sealing.js';
 import type { InboxRow } from '../store/inboxes.js';

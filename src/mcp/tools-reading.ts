@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { account, isoDateQuery } from '../http/schemas/common.js';
 import { ListEmailsQuery } from '../http/schemas/emails.js';
-import { listAccounts } from '../mailbox/accounts.js';
-import { listEmails, listThreads, readAttachment, readEmail, readThread } from '../mailbox/read.js';
-import { WAIT_MAX_SECONDS, waitForEmails } from '../mailbox/wait-for-email.js';
+import { listAccounts } from '../mailbox/reading/accounts.js';
+import { listEmails, listThreads, readAttachment, readEmail, readThread } from '../mailbox/reading/read.js';
+import { WAIT_MAX_SECONDS, waitForEmails } from '../mailbox/events/wait-for-email.js';
 import type { McpTool } from './tool-kit.js';
 import { defineTool } from './tool-kit.js';
 

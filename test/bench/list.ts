@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
-import { fileMessage } from '../../src/mailbox/file-message.js';
+import { fileMessage } from '../../src/mailbox/ingest/file-message.js';
 import { parseEmail } from '../../src/mail/parse.js';
 import { sampleBody } from './ingest.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addLocalInbox } from '../../src/mailbox/admin.js';
+import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openStream } from '../helpers/sse-client.js';

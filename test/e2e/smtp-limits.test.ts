@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/admin.js';
+import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTrashSweep } from '../../src/mailbox/trash-sweep.js';
+import { createTrashSweep } from '../../src/mailbox/organising/trash-sweep.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 

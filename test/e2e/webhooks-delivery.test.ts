@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addLocalInbox } from '../../src/mailbox/admin.js';
+import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';

@@ -6,7 +6,7 @@ import type { SendMailOptions } from 'nodemailer';
 import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom, MailroomOptions } from '../../src/mailroom.js';
-import { addLocalInbox, addUser, createKey } from '../../src/mailbox/admin.js';
+import { addLocalInbox, addUser, createKey } from '../../src/mailbox/operations/admin.js';
 
 export interface TestServer {
   mailroom: Mailroom;

@@ -15,7 +15,7 @@ import {
   removeUser,
   requireUser,
   revokeKey,
-} from '../../mailbox/admin.js';
+} from '../../mailbox/operations/admin.js';
 import type { AppEnv } from '../context.js';
 import type { AuthThrottle } from '../middleware/auth-throttle.js';
 import { ok } from '../envelope.js';

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts.js';
+import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts/drafts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { EitherAccountQuery, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { applyLabels, removeLabel } from '../../mailbox/labels.js';
-import { deleteEmail, updateEmail } from '../../mailbox/organise.js';
+import { applyLabels, removeLabel } from '../../mailbox/organising/labels.js';
+import { deleteEmail, updateEmail } from '../../mailbox/organising/organise.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/read.js';
-import { waitForEmails } from '../../mailbox/wait-for-email.js';
+import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/reading/read.js';
+import { waitForEmails } from '../../mailbox/events/wait-for-email.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { UidParam, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';

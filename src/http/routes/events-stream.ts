@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { openEventFeed } from '../../mailbox/event-stream.js';
+import { openEventFeed } from '../../mailbox/events/event-stream.js';
 import type { AppEnv } from '../context.js';
 import { bearerSecurity, commonErrors } from '../schemas/common.js';
 import { EventsHeaders, EventsQuery } from '../schemas/webhooks.js';

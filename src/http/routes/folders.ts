@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createFolder, deleteFolder } from '../../mailbox/folders.js';
-import { listFolders } from '../../mailbox/read.js';
+import { createFolder, deleteFolder } from '../../mailbox/organising/folders.js';
+import { listFolders } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {

@@ -1,6 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from '../../mailbox/labels.js';
+import {
+  createLabel,
+  deleteLabel,
+  getLabel,
+  listLabels,
+  updateLabel,
+} from '../../mailbox/organising/labels.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { storedMetrics } from '../../mailbox/metrics.js';
+import { storedMetrics } from '../../mailbox/operations/metrics.js';
 import type { StoredCounts } from '../../store/metrics.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { OpenAPIHono, z } from '@hono/zod-openapi';
-import { forwardEmail, replyToEmail } from '../../mailbox/reply-forward.js';
-import { sendEmail } from '../../mailbox/send.js';
+import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
+import { sendEmail } from '../../mailbox/sending/send.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { listThreads, readThread } from '../../mailbox/read.js';
+import { listThreads, readThread } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { AccountQuery, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';

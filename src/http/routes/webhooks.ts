@@ -9,7 +9,7 @@ import {
   rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
-} from '../../mailbox/webhooks.js';
+} from '../../mailbox/events/webhooks.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
