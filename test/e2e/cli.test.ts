@@ -255,8 +255,8 @@ describe('the admin CLI and secrets at rest', { timeout: 120_000 }, () => {
       logger: pino({ level: 'silent' }),
     });
     try {
-      const { privateKey } = server.deps.store.domains.signingKey('sealed.example')!;
-      const published = server.deps.store.domains.find('sealed.example')!.dkim_public_key;
+      const { privateKey } = (await server.deps.store.domains.signingKey('sealed.example'))!;
+      const published = (await server.deps.store.domains.find('sealed.example'))!.dkim_public_key;
       const derived = crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'pem' });
       expect(derived).toBe(published);
     } finally {

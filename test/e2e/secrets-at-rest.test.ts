@@ -62,7 +62,7 @@ describe('secrets at rest', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const privateKey = () => server.mailroom.deps.store.domains.signingKey('mailroom.test')!.privateKey;
+  const privateKey = () => (await server.mailroom.deps.store.domains.signingKey('mailroom.test'))!.privateKey;
 
   async function expectDkimPass() {
     const sent = await server.api('/emails/send', {
@@ -73,7 +73,7 @@ describe('secrets at rest', () => {
     const copy = await eventually(() =>
       capture.messages.find((m) => m.raw.toString('utf8').includes(`Message-ID: ${messageId}`)),
     );
-    const domain = server.mailroom.deps.store.domains.find('mailroom.test')!;
+    const domain = (await server.mailroom.deps.store.domains.find('mailroom.test'))!;
     const results = await dkimResults(copy.raw, domain, server.inbox);
     expect(results.map((r) => r.status?.result)).toEqual(['pass']);
   }

@@ -15,7 +15,7 @@ describe('a storage failure while receiving', () => {
   let bob: { key: string; inbox: string; userId: number };
   beforeAll(async () => {
     server = await startServer();
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
   });
   afterAll(async () => server.stop());
 
@@ -70,7 +70,7 @@ describe('a storage failure while receiving', () => {
 
   it('stores no copy at all when the copy for one of several inboxes fails', async () => {
     const before = footprint();
-    const bobInbox = server.mailroom.deps.store.inboxes.findByAddress(bob.inbox)!;
+    const bobInbox = (await server.mailroom.deps.store.inboxes.findByAddress(bob.inbox))!;
     sqlite().exec(
       `CREATE TRIGGER fail_bob BEFORE INSERT ON messages WHEN NEW.inbox_id = ${bobInbox.id}
        BEGIN SELECT RAISE(ABORT, 'no space for bob'); END`,
@@ -87,7 +87,7 @@ describe('a storage failure while receiving', () => {
   });
 
   it('does not fail a neighbour that was committed in the same batch', async () => {
-    const bobInbox = server.mailroom.deps.store.inboxes.findByAddress(bob.inbox)!;
+    const bobInbox = (await server.mailroom.deps.store.inboxes.findByAddress(bob.inbox))!;
     sqlite().exec(
       `CREATE TRIGGER fail_bob BEFORE INSERT ON messages WHEN NEW.inbox_id = ${bobInbox.id}
        BEGIN SELECT RAISE(ABORT, 'no space for bob'); END`,

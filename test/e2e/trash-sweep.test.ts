@@ -48,9 +48,9 @@ describe('the trash sweep', () => {
   it('counts from the move to Trash, not from arrival', async () => {
     const uid = await deliver();
     const deps = server.mailroom.deps;
-    const inbox = deps.store.inboxes.findByAddress(server.inbox)!;
-    const row = deps.store.messages.getByUid(inbox.id, uid)!;
-    deps.store.messages.update(row.id, { received_at: new Date(Date.now() - 90 * DAY).toISOString() });
+    const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
+    const row = (await deps.store.messages.getByUid(inbox.id, uid))!;
+    await deps.store.messages.update(row.id, { received_at: new Date(Date.now() - 90 * DAY).toISOString() });
     await trash(uid);
     await sweepAt(0);
     expect(await where(uid)).toBe('Trash');
@@ -118,9 +118,9 @@ describe('the trash sweep', () => {
     await trash(old);
     await trash(fresh);
     const deps = server.mailroom.deps;
-    const inbox = deps.store.inboxes.findByAddress(server.inbox)!;
-    const row = deps.store.messages.getByUid(inbox.id, old)!;
-    deps.store.messages.update(row.id, { trashed_at: new Date(Date.now() - 31 * DAY).toISOString() });
+    const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
+    const row = (await deps.store.messages.getByUid(inbox.id, old))!;
+    await deps.store.messages.update(row.id, { trashed_at: new Date(Date.now() - 31 * DAY).toISOString() });
 
     await server.restart();
     await eventually(async () => (await where(old)) === null);
