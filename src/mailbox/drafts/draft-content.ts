@@ -119,8 +119,8 @@ export async function mergeDraft(
 }
 
 async function threadingFrom(deps: MailboxDeps, inbox: InboxRow, uid: number) {
-  const original = deps.store.messages.getByUid(inbox.id, uid);
-  const raw = original ? deps.store.messages.raw(original.id) : undefined;
+  const original = await deps.store.messages.getByUid(inbox.id, uid);
+  const raw = original ? await deps.store.messages.raw(original.id) : undefined;
   if (!original || !raw) return null;
   const parsed = await parseEmail(raw);
   const plan = planReply(parsed, {

@@ -87,16 +87,16 @@ async function storeDraft(
   if (raw.length > limit) throw new TooLarge(`the draft is ${raw.length} bytes; the limit is ${limit}`);
   const parsed = await parseEmail(raw);
   const { store } = deps;
-  const folder = store.folders.find(inbox.id, 'Drafts');
+  const folder = await store.folders.find(inbox.id, 'Drafts');
   if (!folder) throw new Error(`inbox ${inbox.address} has no Drafts folder`);
   const file = (remoteUid: number | null) =>
-    store.groupCommit.submit(() => {
+    store.groupCommit.submit(async () => {
       if (existing) {
-        const current = store.messages.get(existing.row.id);
+        const current = await store.messages.get(existing.row.id);
         if (!current || current.folder_id !== folder.id) return null;
-        store.messages.remove(current.id);
+        await store.messages.remove(current.id);
       }
-      const row = fileMessage(store, {
+      const row = await fileMessage(store, {
         inbox,
         folder,
         parsed,
@@ -107,13 +107,13 @@ async function storeDraft(
         ...(existing ? { uid: existing.row.uid } : {}),
         ...(existing?.keepThread ? { threadId: existing.row.thread_id } : {}),
       });
-      if (remoteUid !== null) store.imapState.setRemoteUid(row.id, remoteUid);
-      return viewOfFiled(store.messages.get(row.id)!, folder, parsed, true);
+      if (remoteUid !== null) await store.imapState.setRemoteUid(row.id, remoteUid);
+      return viewOfFiled((await store.messages.get(row.id))!, folder, parsed, true);
     });
   const remote = remoteOf(deps, inbox);
   const view = remote
     ? await remote.exclusive(async () => {
-        if (existing && !store.messages.get(existing.row.id)) return null;
+        if (existing && !(await store.messages.get(existing.row.id))) return null;
         // Append the new version before removing the old, so a failure never loses the draft.
         const remoteUid = await remote.append(requireRemoteFolder(folder), raw, DRAFT_FLAGS);
         const oldUid = existing?.row.remote_uid;
@@ -126,8 +126,8 @@ async function storeDraft(
 }
 
 async function loadDraft(deps: MailboxDeps, inbox: InboxRow, uid: number) {
-  const { message } = requireMessage(deps, inbox, uid, 'Drafts');
-  const raw = deps.store.messages.raw(message.id);
+  const { message } = await requireMessage(deps, inbox, uid, 'Drafts');
+  const raw = await deps.store.messages.raw(message.id);
   if (!raw) throw new NotFound(`draft ${uid} has no stored source`);
   return { row: message, state: stateOf(await parseEmail(raw)) };
 }
@@ -139,7 +139,7 @@ export async function createDraft(
   account: string,
   fields: DraftFields,
 ): Promise<DraftView> {
-  const inbox = requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, userId, account);
   const state = await mergeDraft(deps, inbox, EMPTY_DRAFT, fields);
   return storeDraft(deps, inbox, state);
 }
@@ -152,7 +152,7 @@ export async function updateDraft(
   uid: number,
   fields: DraftFields,
 ): Promise<DraftView> {
-  const inbox = requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, userId, account);
   const draft = await loadDraft(deps, inbox, uid);
   const state = await mergeDraft(deps, inbox, draft.state, fields);
   return storeDraft(deps, inbox, state, { row: draft.row, keepThread: fields.inReplyTo === undefined });
@@ -168,7 +168,7 @@ export async function sendDraft(
 ): Promise<SendResult> {
   const guard = idempotencyGuard(userId, options.idempotencyKey, 'draft-send', { account, uid });
   return withIdempotency(deps, guard, async () => {
-    const inbox = requireInbox(deps, userId, account);
+    const inbox = await requireInbox(deps, userId, account);
     const { row, state } = await loadDraft(deps, inbox, uid);
     const count = distinctAddresses(state.to.addresses, state.cc.addresses, state.bcc.addresses).length;
     if (count === 0) throw ValidationFailed.field('to', 'the draft has no recipient yet');
@@ -196,12 +196,14 @@ export async function deleteDraft(
   account: string,
   uid: number,
 ): Promise<{ uid: number; deleted: true }> {
-  const inbox = requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, userId, account);
   const remote = remoteOf(deps, inbox);
   const remove = async () => {
-    const { message, folder } = requireMessage(deps, inbox, uid, 'Drafts');
+    const { message, folder } = await requireMessage(deps, inbox, uid, 'Drafts');
     if (remote) await remote.expunge(requireRemoteFolder(folder), remoteUidOf(message));
-    deps.store.db.transaction(() => deps.store.messages.remove(message.id));
+    await deps.store.db.transaction(async () => {
+      await deps.store.messages.remove(message.id);
+    });
     return { uid, deleted: true as const };
   };
   return remote ? remote.exclusive(remove) : remove();

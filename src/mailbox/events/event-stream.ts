@@ -10,27 +10,41 @@ const PAGE = 200;
  * or repeats one); the bus only says when to read again.
  */
 export class EventFeed {
-  private cursor: number;
+  private cursor = 0;
   private dirty = true;
   private wake: (() => void) | null = null;
   private readonly unsubscribe: () => void;
 
-  constructor(
+  private constructor(
     private readonly deps: MailboxDeps,
     private readonly scope: { userId: number; keyId: string; inboxId?: number },
-    afterSeq: number | null,
   ) {
-    // Subscribed before the starting point is read, so nothing committed in between is missed.
     this.unsubscribe = deps.bus.subscribe((rows) => {
       if (rows.some((row) => this.wants(row))) this.poke();
     });
-    this.cursor = afterSeq ?? deps.store.events.lastSeq();
+  }
+
+  /** A feed starting after `afterSeq`, or (null) after the last event committed now. */
+  static async open(
+    deps: MailboxDeps,
+    scope: { userId: number; keyId: string; inboxId?: number },
+    afterSeq: number | null,
+  ): Promise<EventFeed> {
+    // Subscribed before the starting point is read, so nothing committed in between is missed.
+    const feed = new EventFeed(deps, scope);
+    try {
+      feed.cursor = afterSeq ?? (await deps.store.events.lastSeq());
+    } catch (error) {
+      feed.close();
+      throw error;
+    }
+    return feed;
   }
 
   /** The next events not yet taken, oldest first (a page at a time). */
-  take(): EventRow[] {
+  async take(): Promise<EventRow[]> {
     this.dirty = false;
-    const rows = this.deps.store.events.forStream(this.scope, this.cursor, PAGE);
+    const rows = await this.deps.store.events.forStream(this.scope, this.cursor, PAGE);
     const last = rows[rows.length - 1];
     if (last) this.cursor = last.seq;
     if (rows.length === PAGE) this.dirty = true;
@@ -60,11 +74,11 @@ export class EventFeed {
    * user, and a one-inbox feed's inbox is still the user's. Read from the database each time, so
    * a revocation made by another process (the CLI) counts too.
    */
-  stillAllowed(): boolean {
+  async stillAllowed(): Promise<boolean> {
     const { store } = this.deps;
-    if (!store.apiKeys.isActive(this.scope.keyId)) return false;
+    if (!(await store.apiKeys.isActive(this.scope.keyId))) return false;
     if (this.scope.inboxId === undefined) return true;
-    return store.inboxes.get(this.scope.inboxId)?.user_id === this.scope.userId;
+    return (await store.inboxes.get(this.scope.inboxId))?.user_id === this.scope.userId;
   }
 
   close(): void {
@@ -92,14 +106,15 @@ export class EventFeed {
  * `lastEventId` when given, else with what happens from now on. The door re-checks
  * `stillAllowed` while the feed is open and ends it when the caller's access is gone.
  */
-export function openEventFeed(
+export async function openEventFeed(
   deps: MailboxDeps,
   caller: { userId: number; keyId: string },
   options: { account?: string; lastEventId?: number },
-): EventFeed {
+): Promise<EventFeed> {
   const { userId, keyId } = caller;
-  const inboxId = options.account !== undefined ? requireInbox(deps, userId, options.account).id : undefined;
-  return new EventFeed(
+  const inboxId =
+    options.account !== undefined ? (await requireInbox(deps, userId, options.account)).id : undefined;
+  return EventFeed.open(
     deps,
     { userId, keyId, ...(inboxId !== undefined ? { inboxId } : {}) },
     options.lastEventId ?? null,

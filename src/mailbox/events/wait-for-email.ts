@@ -54,12 +54,12 @@ export class EmailWaiters {
   ): Promise<EmailPage & { end: WaitEnd }> {
     const { deps } = this;
     // Registered before the first look, so mail committed between the two is not missed.
-    const inboxId = requireInbox(deps, userId, query.account).id;
+    const inboxId = (await requireInbox(deps, userId, query.account)).id;
     let settle!: (page: EmailPage | Error) => void;
     const woken = new Promise<EmailPage | Error>((resolve) => (settle = resolve));
     const leave = this.join(inboxId, userId, query, settle);
     try {
-      const first = listEmails(deps, userId, query);
+      const first = await listEmails(deps, userId, query);
       if (first.emails.length > 0 || this.closed) {
         return { ...first, end: first.emails.length > 0 ? 'found' : 'shutdown' };
       }
@@ -78,7 +78,7 @@ export class EmailWaiters {
         if (result instanceof Error) throw result;
         if (result.emails.length > 0) return { ...result, end: 'found' };
         // A last look at the timeout: mail filed by another process raises no bus notice here.
-        if (end === 'timeout') return { ...listEmails(deps, userId, query), end };
+        if (end === 'timeout') return { ...(await listEmails(deps, userId, query)), end };
         return { ...result, end };
       } finally {
         clearTimeout(timer);
@@ -129,10 +129,11 @@ export class EmailWaiters {
     if (this.dirty.size === 0 || this.flushScheduled) return;
     // One look per inbox for all the commits published in this turn of the event loop.
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    setImmediate(() => void this.flush());
   }
 
-  private flush(): void {
+  /** Never rejects: a failed look answers its group's waiters with the error. */
+  private async flush(): Promise<void> {
     this.flushScheduled = false;
     const inboxes = [...this.dirty];
     this.dirty.clear();
@@ -140,7 +141,7 @@ export class EmailWaiters {
       for (const group of [...(this.byInbox.get(inboxId)?.values() ?? [])]) {
         let page: EmailPage | Error;
         try {
-          page = listEmails(this.deps, group.userId, group.query);
+          page = await listEmails(this.deps, group.userId, group.query);
         } catch (err) {
           page = err instanceof Error ? err : new Error(String(err));
         }
@@ -175,7 +176,7 @@ export async function waitForEmails(
   if (!(options.seconds >= 1 && options.seconds <= WAIT_MAX_SECONDS))
     throw ValidationFailed.field('wait', `wait must be 1 to ${WAIT_MAX_SECONDS} seconds`);
   const scoped = options.newOnly
-    ? { ...query, afterUid: requireInbox(deps, userId, query.account).uid_next - 1 }
+    ? { ...query, afterUid: (await requireInbox(deps, userId, query.account)).uid_next - 1 }
     : query;
   return deps.waiters.wait(userId, scoped, options.seconds * 1000, options.signal);
 }

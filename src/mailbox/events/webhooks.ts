@@ -49,35 +49,37 @@ export async function createWebhook(
 ): Promise<WebhookView> {
   const url = await requireDeliverableUrl(deps, input.url);
   const secret = generateWebhookSecret();
-  const row = deps.store.webhooks.create({
+  const row = await deps.store.webhooks.create({
     userId,
     url,
     events: uniqueKinds(input.events),
-    accounts: inboxIdsOf(deps, userId, input.accounts ?? null),
+    accounts: await inboxIdsOf(deps, userId, input.accounts ?? null),
     description: input.description ?? null,
     secret,
   });
-  return { ...viewOf(deps, row), secret };
+  return { ...(await viewOf(deps, row)), secret };
 }
 
-export function listWebhooks(
+export async function listWebhooks(
   deps: MailboxDeps,
   userId: number,
   limit: number,
   cursor?: string,
-): { webhooks: WebhookView[]; nextCursor: string | null } {
+): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
   const before = cursor !== undefined ? decodeCursor(cursor, 'webhook') : undefined;
-  const rows = deps.store.webhooks.list(userId, limit + 1, before);
+  const rows = await deps.store.webhooks.list(userId, limit + 1, before);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
+  const webhooks: WebhookView[] = [];
+  for (const row of page) webhooks.push(await viewOf(deps, row));
   return {
-    webhooks: page.map((row) => viewOf(deps, row)),
+    webhooks,
     nextCursor: rows.length > limit && last ? encodeCursor('webhook', last.position) : null,
   };
 }
 
-export function getWebhook(deps: MailboxDeps, userId: number, id: string): WebhookView {
-  return viewOf(deps, requireWebhook(deps, userId, id));
+export async function getWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookView> {
+  return viewOf(deps, await requireWebhook(deps, userId, id));
 }
 
 export async function updateWebhook(
@@ -86,28 +88,32 @@ export async function updateWebhook(
   id: string,
   changes: WebhookChanges,
 ): Promise<WebhookView> {
-  requireWebhook(deps, userId, id);
+  await requireWebhook(deps, userId, id);
   const patch: WebhookPatch = {};
   if (changes.url !== undefined) patch.url = await requireDeliverableUrl(deps, changes.url);
   if (changes.events !== undefined) patch.events = uniqueKinds(changes.events);
-  if (changes.accounts !== undefined) patch.accounts = inboxIdsOf(deps, userId, changes.accounts);
+  if (changes.accounts !== undefined) patch.accounts = await inboxIdsOf(deps, userId, changes.accounts);
   if (changes.description !== undefined) patch.description = changes.description;
   if (changes.status !== undefined) patch.status = changes.status;
-  const row = deps.store.webhooks.update(userId, id, patch);
+  const row = await deps.store.webhooks.update(userId, id, patch);
   if (!row) throw notFound(id);
   return viewOf(deps, row);
 }
 
-export function deleteWebhook(deps: MailboxDeps, userId: number, id: string): void {
-  if (!deps.store.webhooks.remove(userId, id)) throw notFound(id);
+export async function deleteWebhook(deps: MailboxDeps, userId: number, id: string): Promise<void> {
+  if (!(await deps.store.webhooks.remove(userId, id))) throw notFound(id);
 }
 
 /** A new secret at once; deliveries from now on (retries included) are signed with it alone. */
-export function rotateWebhookSecret(deps: MailboxDeps, userId: number, id: string): WebhookView {
+export async function rotateWebhookSecret(
+  deps: MailboxDeps,
+  userId: number,
+  id: string,
+): Promise<WebhookView> {
   const secret = generateWebhookSecret();
-  const row = deps.store.webhooks.setSecret(userId, id, secret);
+  const row = await deps.store.webhooks.setSecret(userId, id, secret);
   if (!row) throw notFound(id);
-  return { ...viewOf(deps, row), secret };
+  return { ...(await viewOf(deps, row)), secret };
 }
 
 /**
@@ -115,15 +121,15 @@ export function rotateWebhookSecret(deps: MailboxDeps, userId: number, id: strin
  * makes one attempt, visible in the webhook's deliveries.
  */
 export async function sendTestEvent(deps: MailboxDeps, userId: number, id: string) {
-  const hook = requireWebhook(deps, userId, id);
-  const { event, deliveryId } = await deps.store.groupCommit.submit(() => {
-    const event = deps.store.events.append({
+  const hook = await requireWebhook(deps, userId, id);
+  const { event, deliveryId } = await deps.store.groupCommit.submit(async () => {
+    const event = await deps.store.events.append({
       type: TEST_EVENT_TYPE,
       userId,
       inboxId: null,
       data: { webhook: { id: hook.id, url: hook.url }, message: 'A test event from Mailroom.' },
     });
-    return { event, deliveryId: deps.store.webhookDeliveries.enqueue(hook.id, event.seq) };
+    return { event, deliveryId: await deps.store.webhookDeliveries.enqueue(hook.id, event.seq) };
   });
   deps.bus.publish([event]);
   return {
@@ -150,16 +156,16 @@ export interface AttemptView {
 }
 
 /** A webhook's delivery attempts, newest first. */
-export function listDeliveries(
+export async function listDeliveries(
   deps: MailboxDeps,
   userId: number,
   id: string,
   limit: number,
   cursor?: string,
-): { deliveries: AttemptView[]; nextCursor: string | null } {
-  const hook = requireWebhook(deps, userId, id);
+): Promise<{ deliveries: AttemptView[]; nextCursor: string | null }> {
+  const hook = await requireWebhook(deps, userId, id);
   const before = cursor !== undefined ? decodeCursor(cursor, 'attempt') : undefined;
-  const rows = deps.store.webhookDeliveries.attempts(hook.id, limit + 1, before);
+  const rows = await deps.store.webhookDeliveries.attempts(hook.id, limit + 1, before);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -188,8 +194,8 @@ function attemptView(row: AttemptListRow): AttemptView {
   };
 }
 
-function requireWebhook(deps: MailboxDeps, userId: number, id: string): WebhookRow {
-  const row = deps.store.webhooks.get(userId, id);
+async function requireWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookRow> {
+  const row = await deps.store.webhooks.get(userId, id);
   if (!row) throw notFound(id);
   return row;
 }
@@ -209,30 +215,37 @@ async function requireDeliverableUrl(deps: MailboxDeps, url: string): Promise<st
 const uniqueKinds = (kinds: EventKind[]): string[] => EVENT_KINDS.filter((k) => kinds.includes(k));
 
 /** Addresses to inbox ids; each must be one of the caller's inboxes (403 otherwise, as for `account`). */
-function inboxIdsOf(deps: MailboxDeps, userId: number, accounts: string[] | null): number[] | null {
+async function inboxIdsOf(
+  deps: MailboxDeps,
+  userId: number,
+  accounts: string[] | null,
+): Promise<number[] | null> {
   if (accounts === null) return null;
-  const ids = accounts.map((address) => {
-    const inbox = deps.store.inboxes.findByAddress(address.trim());
+  const ids: number[] = [];
+  for (const address of accounts) {
+    const inbox = await deps.store.inboxes.findByAddress(address.trim());
     if (!inbox || inbox.user_id !== userId) throw new Forbidden(`${address} is not one of your inboxes`);
-    return inbox.id;
-  });
+    ids.push(inbox.id);
+  }
   return [...new Set(ids)];
 }
 
-function viewOf(deps: MailboxDeps, row: WebhookRow): WebhookView {
+async function viewOf(deps: MailboxDeps, row: WebhookRow): Promise<WebhookView> {
   const ids = row.accounts === null ? null : (JSON.parse(row.accounts) as number[]);
+  let accounts: string[] | null = null;
+  if (ids !== null) {
+    // An inbox removed since is left out.
+    accounts = [];
+    for (const inboxId of ids) {
+      const inbox = await deps.store.inboxes.get(inboxId);
+      if (inbox) accounts.push(inbox.address);
+    }
+  }
   return {
     id: row.id,
     url: row.url,
     events: JSON.parse(row.events) as string[],
-    // An inbox removed since is left out.
-    accounts:
-      ids === null
-        ? null
-        : ids.flatMap((inboxId) => {
-            const inbox = deps.store.inboxes.get(inboxId);
-            return inbox ? [inbox.address] : [];
-          }),
+    accounts,
     description: row.description,
     status: row.status,
     disabled_reason: row.status === 'disabled' ? row.disabled_reason : null,

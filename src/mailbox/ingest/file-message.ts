@@ -34,19 +34,21 @@ const addressesOf = (list: ParsedAddress[]) => list.map((a) => a.address).filter
 
 /**
  * Stores one parsed message into a folder of an inbox: uid, thread, row, raw, attachments,
- * index. Synchronous; call inside the transaction that also records its events.
+ * index. Call inside the transaction that also records its events.
  */
-export function fileMessage(store: Store, input: FileInput): MessageRow {
+export async function fileMessage(store: Store, input: FileInput): Promise<MessageRow> {
   const { inbox, parsed } = input;
   const receivedAt = nowIso(input.receivedAt);
   const date = parsed.date ? nowIso(parsed.date) : receivedAt;
-  const uid = input.uid ?? store.inboxes.allocateUid(inbox.id);
+  const uid = input.uid ?? (await store.inboxes.allocateUid(inbox.id));
   const threadId =
-    input.threadId ?? findThread(store, inbox.id, parsed, parsed.date ?? input.receivedAt) ?? createThread();
+    input.threadId ??
+    (await findThread(store, inbox.id, parsed, parsed.date ?? input.receivedAt)) ??
+    (await createThread());
 
-  function createThread(): string {
+  async function createThread(): Promise<string> {
     const id = newThreadId();
-    store.threads.create({
+    await store.threads.create({
       id,
       inbox_id: inbox.id,
       subject: parsed.subject,
@@ -90,7 +92,7 @@ export function fileMessage(store: Store, input: FileInput): MessageRow {
     trashed_at: null,
     address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
   };
-  const id = store.messages.insert(
+  const id = await store.messages.insert(
     row,
     input.raw,
     parsed.attachments.map((a) => ({
@@ -107,7 +109,7 @@ export function fileMessage(store: Store, input: FileInput): MessageRow {
       body: parsed.text.length > FTS_BODY_LIMIT ? parsed.text.slice(0, FTS_BODY_LIMIT) : parsed.text,
     },
   );
-  store.threads.touch(threadId, uid, date);
+  await store.threads.touch(threadId, uid, date);
   // The row as stored, without reading it back; a test compares it with the database's copy.
   return { ...row, id };
 }
@@ -116,13 +118,13 @@ export function fileMessage(store: Store, input: FileInput): MessageRow {
  * Records `email.received` or `email.sent` for a message just filed. The event row refers to the
  * message for its text and html instead of holding a second copy (see EventStore.append).
  */
-export function appendEmailEvent(
+export async function appendEmailEvent(
   store: Store,
   type: 'email.received' | 'email.sent',
   inbox: InboxRow,
   row: MessageRow,
   view: EmailView,
-): EventRow {
+): Promise<EventRow> {
   return store.events.append({
     type,
     userId: inbox.user_id,

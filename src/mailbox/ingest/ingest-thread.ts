@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import { openDatabase } from '../../db/open.js';
 import { EventBus } from '../../events/bus.js';
 import type { EventRow } from '../../store/events.js';
+import type { InboxRow } from '../../store/inboxes.js';
 import { createStore } from '../../store/index.js';
 import type { IngestJob, IngestReply } from './ingest-writer.js';
 import { fileForEach } from './receive.js';
@@ -26,8 +27,7 @@ const port = parentPort!;
 
 port.on('message', (message: IngestJob | 'close') => {
   if (message === 'close') {
-    db.close();
-    port.close();
+    void close();
     return;
   }
   // Group commit: what arrives while a batch is committing goes into the next transaction.
@@ -42,9 +42,26 @@ port.on('message', (message: IngestJob | 'close') => {
     );
 });
 
-function fileOne(job: IngestJob): IngestReply {
+/** A close that fails still ends the thread, with the error as before (the writer sees it). */
+async function close(): Promise<void> {
+  try {
+    await db.close();
+  } catch (error) {
+    setImmediate(() => {
+      throw error;
+    });
+  } finally {
+    port.close();
+  }
+}
+
+async function fileOne(job: IngestJob): Promise<IngestReply> {
   const events: EventRow[] = [];
-  const inboxes = job.inboxIds.map((id) => deps.store.inboxes.get(id)).filter((inbox) => inbox !== undefined);
+  const inboxes: InboxRow[] = [];
+  for (const id of job.inboxIds) {
+    const inbox = await deps.store.inboxes.get(id);
+    if (inbox !== undefined) inboxes.push(inbox);
+  }
   const message = {
     raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
     inboxes,
@@ -52,6 +69,6 @@ function fileOne(job: IngestJob): IngestReply {
     spam: job.spam,
     receivedAt: new Date(job.receivedAt),
   };
-  const filed = fileForEach(deps, message, job.parsed, events);
+  const filed = await fileForEach(deps, message, job.parsed, events);
   return { id: job.id, filed: filed.map((f) => ({ inboxId: f.inbox.id, uid: f.uid })), events };
 }

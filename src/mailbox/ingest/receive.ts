@@ -60,19 +60,20 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
   return filed;
 }
 
-/** Synchronous core, for callers already inside a transaction (local delivery of a send). */
-export function fileForEach(
+/** The core, for callers already inside a transaction (local delivery of a send). One inbox after another. */
+export async function fileForEach(
   deps: MailboxDeps,
   message: InboundMessage,
   parsed: ParsedEmail,
   events: EventRow[],
-): Filed[] {
+): Promise<Filed[]> {
   const receivedAt = message.receivedAt ?? new Date();
-  return message.inboxes.map((inbox) => {
+  const filed: Filed[] = [];
+  for (const inbox of message.inboxes) {
     const folderName = message.spam ? 'Spam' : 'INBOX';
-    const folder = deps.store.folders.find(inbox.id, folderName);
+    const folder = await deps.store.folders.find(inbox.id, folderName);
     if (!folder) throw new Error(`inbox ${inbox.address} has no ${folderName} folder`);
-    const row = fileMessage(deps.store, {
+    const row = await fileMessage(deps.store, {
       inbox,
       folder,
       parsed,
@@ -82,8 +83,15 @@ export function fileForEach(
       authResults: message.authResults,
     });
     events.push(
-      appendEmailEvent(deps.store, 'email.received', inbox, row, viewOfFiled(row, folder, parsed, false)),
+      await appendEmailEvent(
+        deps.store,
+        'email.received',
+        inbox,
+        row,
+        viewOfFiled(row, folder, parsed, false),
+      ),
     );
-    return { inbox, uid: row.uid };
-  });
+    filed.push({ inbox, uid: row.uid });
+  }
+  return filed;
 }

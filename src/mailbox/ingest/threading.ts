@@ -9,18 +9,18 @@ const SUBJECT_WINDOW_MS = 30 * 24 * 3600 * 1000;
  * Contract 4: In-Reply-To, else the last resolvable References id; with neither header, the same
  * normalised subject and a shared sender and recipient within 30 days; else a new thread.
  */
-export function findThread(
+export async function findThread(
   store: Store,
   inboxId: number,
   parsed: ParsedEmail,
   date: Date,
-): string | undefined {
+): Promise<string | undefined> {
   if (parsed.inReplyTo) {
-    const found = store.messages.threadOfMessageId(inboxId, parsed.inReplyTo);
+    const found = await store.messages.threadOfMessageId(inboxId, parsed.inReplyTo);
     if (found) return found;
   }
   for (const ref of [...parsed.references].reverse()) {
-    const found = store.messages.threadOfMessageId(inboxId, ref);
+    const found = await store.messages.threadOfMessageId(inboxId, ref);
     if (found) return found;
   }
   if (parsed.inReplyTo || parsed.references.length > 0) return undefined;
@@ -29,8 +29,8 @@ export function findThread(
   const since = new Date(date.getTime() - SUBJECT_WINDOW_MS).toISOString();
   const sender = parsed.from?.address.toLowerCase();
   const recipients = [...parsed.to, ...parsed.cc].map((a) => a.address.toLowerCase());
-  for (const thread of store.threads.recentBySubject(inboxId, key, since)) {
-    const people = new Set(store.threads.participants(thread.id));
+  for (const thread of await store.threads.recentBySubject(inboxId, key, since)) {
+    const people = new Set(await store.threads.participants(thread.id));
     if (sender && people.has(sender) && recipients.some((r) => people.has(r))) return thread.id;
   }
   return undefined;

@@ -43,11 +43,11 @@ export function domainView(domain: DomainRow, mailHost: string) {
   return { name: domain.name, dnsRecords: dnsRecordsFor(domain, mailHost), created_at: domain.created_at };
 }
 
-export function addDomain(deps: MailboxDeps, name: string): DomainRow {
+export async function addDomain(deps: MailboxDeps, name: string): Promise<DomainRow> {
   const domain = name.trim().toLowerCase().replace(/\.$/, '');
   if (!DOMAIN_RE.test(domain))
     throw ValidationFailed.field('domain', `${JSON.stringify(name)} is not a domain name`);
-  if (deps.store.domains.find(domain)) throw new Conflict(`domain ${domain} already exists`);
+  if (await deps.store.domains.find(domain)) throw new Conflict(`domain ${domain} already exists`);
   const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -60,60 +60,61 @@ export function addDomain(deps: MailboxDeps, name: string): DomainRow {
     dkim_public_key: publicKey,
     created_at: nowIso(),
   };
-  deps.store.domains.create({ ...row, dkim_private_key: privateKey });
+  await deps.store.domains.create({ ...row, dkim_private_key: privateKey });
   return row;
 }
 
-export function removeDomain(deps: MailboxDeps, name: string): void {
+export async function removeDomain(deps: MailboxDeps, name: string): Promise<void> {
   const domain = name.trim().toLowerCase();
-  const inUse = deps.store.inboxes.list().some((i) => i.kind === 'local' && i.address.endsWith(`@${domain}`));
+  const inboxes = await deps.store.inboxes.list();
+  const inUse = inboxes.some((i) => i.kind === 'local' && i.address.endsWith(`@${domain}`));
   if (inUse) throw new Conflict(`domain ${domain} still has inboxes; remove them first`);
-  if (!deps.store.domains.remove(domain)) throw new NotFound(`no domain ${domain}`);
+  if (!(await deps.store.domains.remove(domain))) throw new NotFound(`no domain ${domain}`);
 }
 
-export function addUser(deps: MailboxDeps, name: string): UserRow {
+export async function addUser(deps: MailboxDeps, name: string): Promise<UserRow> {
   if (!USER_RE.test(name)) {
     throw ValidationFailed.field(
       'name',
       'user name must be 1-64 letters, digits, dots, dashes or underscores',
     );
   }
-  if (deps.store.users.find(name)) throw new Conflict(`user ${name} already exists`);
+  if (await deps.store.users.find(name)) throw new Conflict(`user ${name} already exists`);
   return deps.store.users.create(name);
 }
 
-export function requireUser(deps: MailboxDeps, idOrName: string | number): UserRow {
-  const user = deps.store.users.find(idOrName);
+export async function requireUser(deps: MailboxDeps, idOrName: string | number): Promise<UserRow> {
+  const user = await deps.store.users.find(idOrName);
   if (!user) throw new NotFound(`no user ${JSON.stringify(String(idOrName))}`);
   return user;
 }
 
-export function removeUser(deps: MailboxDeps, idOrName: string | number): void {
-  deps.store.users.remove(requireUser(deps, idOrName).id);
+export async function removeUser(deps: MailboxDeps, idOrName: string | number): Promise<void> {
+  await deps.store.users.remove((await requireUser(deps, idOrName)).id);
 }
 
 /** A new key for the user: random, or `given` (the bootstrap's MAILROOM_BOOTSTRAP_KEY). */
-export function createKey(
+export async function createKey(
   deps: MailboxDeps,
   userIdOrName: string | number,
   name = '',
   given?: string,
-): { row: ApiKeyRow; key: string; user: UserRow } {
-  const user = requireUser(deps, userIdOrName);
-  return { ...deps.store.apiKeys.create(user.id, name, given), user };
+): Promise<{ row: ApiKeyRow; key: string; user: UserRow }> {
+  const user = await requireUser(deps, userIdOrName);
+  return { ...(await deps.store.apiKeys.create(user.id, name, given)), user };
 }
 
-export function revokeKey(deps: MailboxDeps, id: string): void {
-  if (!deps.store.apiKeys.revoke(id)) throw new NotFound(`no active key ${id}`);
+export async function revokeKey(deps: MailboxDeps, id: string): Promise<void> {
+  if (!(await deps.store.apiKeys.revoke(id))) throw new NotFound(`no active key ${id}`);
 }
 
-export function addLocalInbox(
+export async function addLocalInbox(
   deps: MailboxDeps,
   address: string,
   userIdOrName: string | number,
   displayName = '',
-): InboxRow {
-  const user = requireUser(deps, userIdOrName);
+): Promise<InboxRow> {
+  const user = await requireUser(deps, userIdOrName);
   const normalized = address.trim().toLowerCase();
   if (!isValidAddress(normalized))
     throw ValidationFailed.field('address', `${JSON.stringify(address)} is not an email address`);
@@ -121,20 +122,21 @@ export function addLocalInbox(
     throw ValidationFailed.field('address', 'an inbox address cannot contain "+" (it is used for tags)');
   }
   const domain = normalized.split('@')[1]!;
-  if (!deps.store.domains.find(domain)) {
+  if (!(await deps.store.domains.find(domain))) {
     throw ValidationFailed.field(
       'address',
       `domain ${domain} is not hosted here; add it with "mailroom domain add ${domain}"`,
     );
   }
-  if (deps.store.inboxes.findByAddress(normalized)) throw new Conflict(`inbox ${normalized} already exists`);
+  if (await deps.store.inboxes.findByAddress(normalized))
+    throw new Conflict(`inbox ${normalized} already exists`);
   return deps.store.inboxes.create({ address: normalized, userId: user.id, kind: 'local', displayName });
 }
 
-export function removeInbox(deps: MailboxDeps, address: string): void {
-  const inbox = deps.store.inboxes.findByAddress(address);
+export async function removeInbox(deps: MailboxDeps, address: string): Promise<void> {
+  const inbox = await deps.store.inboxes.findByAddress(address);
   if (!inbox) throw new NotFound(`no inbox ${address}`);
-  deps.store.inboxes.remove(inbox.id);
+  await deps.store.inboxes.remove(inbox.id);
   if (inbox.kind === 'imap') deps.remote?.inboxesChanged();
 }
 
@@ -152,32 +154,34 @@ export interface ConnectInput {
  * settings stored sealed with MAILROOM_SECRET. The sync starts right after.
  */
 export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Promise<InboxRow> {
-  const user = requireUser(deps, input.user);
+  const user = await requireUser(deps, input.user);
   const normalized = input.address.trim().toLowerCase();
   if (!isValidAddress(normalized))
     throw ValidationFailed.field('address', `${JSON.stringify(input.address)} is not an email address`);
-  if (deps.store.domains.find(normalized.split('@')[1]!)) {
+  if (await deps.store.domains.find(normalized.split('@')[1]!)) {
     throw ValidationFailed.field('address', 'this domain is hosted here; use "inbox add" for its inboxes');
   }
   const config: RemoteConfig = {
     imap: checkUrl('imap', input.imap, ['imap:', 'imaps:'], true),
     smtp: checkUrl('smtp', input.smtp, ['smtp:', 'smtps:'], false),
   };
-  if (deps.store.inboxes.findByAddress(normalized)) throw new Conflict(`inbox ${normalized} already exists`);
+  if (await deps.store.inboxes.findByAddress(normalized))
+    throw new Conflict(`inbox ${normalized} already exists`);
   if (!deps.remote) throw new Error('connecting a mailbox needs the IMAP backend');
   if (!deps.config.secret) throw new Error('MAILROOM_SECRET is not loaded');
   await deps.remote.verify(config);
-  if (deps.store.inboxes.findByAddress(normalized)) throw new Conflict(`inbox ${normalized} already exists`);
-  const inbox = deps.store.db.transaction(() => {
-    const row = deps.store.inboxes.create({
+  if (await deps.store.inboxes.findByAddress(normalized))
+    throw new Conflict(`inbox ${normalized} already exists`);
+  const inbox = await deps.store.db.transaction(async () => {
+    const row = await deps.store.inboxes.create({
       address: normalized,
       userId: user.id,
       kind: 'imap',
       displayName: input.displayName ?? '',
       remoteConfig: sealJson(deps.config.secret!, config),
     });
-    deps.store.inboxes.setSyncState(row.id, { sync_state: 'connecting' });
-    return deps.store.inboxes.get(row.id)!;
+    await deps.store.inboxes.setSyncState(row.id, { sync_state: 'connecting' });
+    return (await deps.store.inboxes.get(row.id))!;
   });
   deps.remote.inboxesChanged();
   return inbox;
@@ -206,8 +210,8 @@ function checkUrl(field: string, value: string, protocols: string[], needsLogin:
   return url.toString();
 }
 
-export function inboxView(deps: MailboxDeps, inbox: InboxRow) {
-  const user = deps.store.users.find(inbox.user_id);
+export async function inboxView(deps: MailboxDeps, inbox: InboxRow) {
+  const user = await deps.store.users.find(inbox.user_id);
   return {
     address: inbox.address,
     kind: inbox.kind,
@@ -217,12 +221,12 @@ export function inboxView(deps: MailboxDeps, inbox: InboxRow) {
   };
 }
 
-export function keyView(deps: MailboxDeps, row: ApiKeyRow) {
+export async function keyView(deps: MailboxDeps, row: ApiKeyRow) {
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
-    user: deps.store.users.find(row.user_id)?.name ?? null,
+    user: (await deps.store.users.find(row.user_id))?.name ?? null,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,

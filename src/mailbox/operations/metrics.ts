@@ -2,6 +2,6 @@ import type { StoredCounts } from '../../store/metrics.js';
 import type { MailboxDeps } from '../deps.js';
 
 /** Traffic counters and queue depths the database already holds, for `GET /metrics`. */
-export function storedMetrics(deps: MailboxDeps): StoredCounts {
+export async function storedMetrics(deps: MailboxDeps): Promise<StoredCounts> {
   return deps.store.metrics.counts();
 }

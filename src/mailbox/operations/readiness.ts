@@ -11,15 +11,14 @@ const PROBE_EVERY_MS = 1000;
 export function storageWritable(
   deps: Pick<MailboxDeps, 'store' | 'log'>,
   probeEveryMs = PROBE_EVERY_MS,
-): () => boolean {
+): () => Promise<boolean> {
   let writable = true;
   let checkedAt = -Infinity;
-  return () => {
-    const now = Date.now();
-    if (now - checkedAt < probeEveryMs) return writable;
-    checkedAt = now;
+  // Callers that arrive while a probe runs get its answer, as they did when it was synchronous.
+  let probing: Promise<boolean> | null = null;
+  const probe = async () => {
     try {
-      deps.store.health.probeWrite();
+      await deps.store.health.probeWrite();
       if (!writable) deps.log.info('the database takes writes again: /readyz answers ready');
       writable = true;
     } catch (error) {
@@ -32,5 +31,13 @@ export function storageWritable(
       writable = false;
     }
     return writable;
+  };
+  return () => {
+    if (probing) return probing;
+    const now = Date.now();
+    if (now - checkedAt < probeEveryMs) return Promise.resolve(writable);
+    checkedAt = now;
+    probing = probe().finally(() => (probing = null));
+    return probing;
   };
 }

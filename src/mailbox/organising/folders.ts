@@ -29,16 +29,21 @@ export function folderNameProblem(name: string): string | null {
 }
 
 /** A custom folder. Names are unique per inbox whatever their case (409). */
-export function createFolder(deps: MailboxDeps, userId: number, account: string, name: string): FolderView {
+export async function createFolder(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  name: string,
+): Promise<FolderView> {
   const problem = folderNameProblem(name);
   if (problem) throw ValidationFailed.field('name', problem);
   const trimmed = name.trim();
-  const inbox = requireInbox(deps, userId, account);
-  return deps.store.db.transaction(() => {
+  const inbox = await requireInbox(deps, userId, account);
+  return deps.store.db.transaction(async () => {
     const wanted = trimmed.toLowerCase();
-    const clash = deps.store.folders.listOf(inbox.id).find((f) => f.name.toLowerCase() === wanted);
+    const clash = (await deps.store.folders.listOf(inbox.id)).find((f) => f.name.toLowerCase() === wanted);
     if (clash) throw new Conflict(`a folder named ${JSON.stringify(clash.name)} exists in ${inbox.address}`);
-    const folder = deps.store.folders.create(inbox.id, trimmed);
+    const folder = await deps.store.folders.create(inbox.id, trimmed);
     return { name: folder.name, specialUse: folder.special_use, total: 0, unread: 0 };
   });
 }
@@ -54,24 +59,26 @@ export interface DeletedFolder {
  * Deletes a custom folder. Its mail is not lost: it moves to Trash (uids kept) in the same
  * transaction, where the trash sweep or the user deals with it as with any deleted mail.
  */
-export function deleteFolder(
+export async function deleteFolder(
   deps: MailboxDeps,
   userId: number,
   account: string,
   name: string,
-): DeletedFolder {
-  const inbox = requireInbox(deps, userId, account);
-  return deps.store.db.transaction(() => {
+): Promise<DeletedFolder> {
+  const inbox = await requireInbox(deps, userId, account);
+  return deps.store.db.transaction(async () => {
     // Trimmed like a new name, which also lets " .." reach a ".." folder made before they were refused.
-    const folder = deps.store.folders.find(inbox.id, name) ?? requireFolder(deps, inbox, name.trim());
+    const folder =
+      (await deps.store.folders.find(inbox.id, name)) ?? (await requireFolder(deps, inbox, name.trim()));
     if (folder.special_use !== null) {
       throw ValidationFailed.field(
         'name',
         `${folder.name} is a standard folder and cannot be deleted; only folders you created can`,
       );
     }
-    const movedToTrash = deps.store.messages.moveAll(folder.id, trashOf(deps, inbox).id, nowIso());
-    deps.store.folders.remove(folder.id);
+    const trash = await trashOf(deps, inbox);
+    const movedToTrash = await deps.store.messages.moveAll(folder.id, trash.id, nowIso());
+    await deps.store.folders.remove(folder.id);
     return { name: folder.name, deleted: true, movedToTrash };
   });
 }

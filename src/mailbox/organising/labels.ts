@@ -87,28 +87,33 @@ function checkDescription(description: string | null): string | null {
   return description;
 }
 
-function requireUniqueName(deps: MailboxDeps, userId: number, name: string, exceptId?: string): void {
-  const clash = deps.store.labels.findByName(userId, name);
+async function requireUniqueName(
+  deps: MailboxDeps,
+  userId: number,
+  name: string,
+  exceptId?: string,
+): Promise<void> {
+  const clash = await deps.store.labels.findByName(userId, name);
   if (clash && clash.id !== exceptId)
     throw new Conflict(`a label named ${JSON.stringify(clash.name)} exists`);
 }
 
-export function requireLabel(deps: MailboxDeps, userId: number, idOrName: string): LabelRow {
-  const label = deps.store.labels.resolve(userId, idOrName);
+export async function requireLabel(deps: MailboxDeps, userId: number, idOrName: string): Promise<LabelRow> {
+  const label = await deps.store.labels.resolve(userId, idOrName);
   if (!label) throw new NotFound(`no label ${JSON.stringify(idOrName)}`);
   return label;
 }
 
-export function createLabel(deps: MailboxDeps, userId: number, input: LabelInput): LabelView {
+export async function createLabel(deps: MailboxDeps, userId: number, input: LabelInput): Promise<LabelView> {
   const name = checkName(input.name);
   const color =
     input.color !== undefined
       ? checkColor(input.color)
       : LABEL_PALETTE[crypto.randomInt(LABEL_PALETTE.length)]!;
-  return deps.store.db.transaction(() => {
-    requireUniqueName(deps, userId, name);
+  return deps.store.db.transaction(async () => {
+    await requireUniqueName(deps, userId, name);
     const now = nowIso();
-    const row = deps.store.labels.create({
+    const row = await deps.store.labels.create({
       id: crypto.randomUUID(),
       user_id: userId,
       name,
@@ -121,14 +126,14 @@ export function createLabel(deps: MailboxDeps, userId: number, input: LabelInput
   });
 }
 
-export function listLabels(
+export async function listLabels(
   deps: MailboxDeps,
   userId: number,
   limit: number,
   cursor?: string,
-): { labels: LabelView[]; nextCursor: string | null } {
+): Promise<{ labels: LabelView[]; nextCursor: string | null }> {
   const before = cursor !== undefined ? decodeCursor(cursor, 'label') : undefined;
-  const rows = deps.store.labels.list(userId, before, limit + 1);
+  const rows = await deps.store.labels.list(userId, before, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -137,53 +142,69 @@ export function listLabels(
   };
 }
 
-export function getLabel(deps: MailboxDeps, userId: number, idOrName: string): LabelView {
-  return labelView(requireLabel(deps, userId, idOrName));
+export async function getLabel(deps: MailboxDeps, userId: number, idOrName: string): Promise<LabelView> {
+  return labelView(await requireLabel(deps, userId, idOrName));
 }
 
-export function updateLabel(
+export async function updateLabel(
   deps: MailboxDeps,
   userId: number,
   idOrName: string,
   input: Partial<LabelInput>,
-): LabelView {
+): Promise<LabelView> {
   const changes: LabelChanges = {};
   if (input.name !== undefined) changes.name = checkName(input.name);
   if (input.color !== undefined) changes.color = checkColor(input.color);
   if (input.description !== undefined) changes.description = checkDescription(input.description);
-  return deps.store.db.transaction(() => {
-    const label = requireLabel(deps, userId, idOrName);
-    if (changes.name !== undefined) requireUniqueName(deps, userId, changes.name, label.id);
-    deps.store.labels.update(userId, label.id, changes, nowIso());
-    return labelView(deps.store.labels.get(userId, label.id)!);
+  return deps.store.db.transaction(async () => {
+    const label = await requireLabel(deps, userId, idOrName);
+    if (changes.name !== undefined) await requireUniqueName(deps, userId, changes.name, label.id);
+    await deps.store.labels.update(userId, label.id, changes, nowIso());
+    return labelView((await deps.store.labels.get(userId, label.id))!);
   });
 }
 
-export function deleteLabel(deps: MailboxDeps, userId: number, idOrName: string): { id: string } {
-  return deps.store.db.transaction(() => {
-    const label = requireLabel(deps, userId, idOrName);
-    deps.store.labels.remove(userId, label.id);
+export async function deleteLabel(
+  deps: MailboxDeps,
+  userId: number,
+  idOrName: string,
+): Promise<{ id: string }> {
+  return deps.store.db.transaction(async () => {
+    const label = await requireLabel(deps, userId, idOrName);
+    await deps.store.labels.remove(userId, label.id);
     return { id: label.id };
   });
 }
 
 /** Puts the user's labels (ids or names) on an email; labels it already has stay once. */
-export function applyLabels(deps: MailboxDeps, userId: number, ref: EmailRef, labels: string[]): EmailView {
-  const inbox = requireInbox(deps, userId, ref.account);
-  return deps.store.db.transaction(() => {
-    const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
-    const ids = labels.map((idOrName) => requireLabel(deps, userId, idOrName).id);
-    deps.store.labels.apply(message.id, [...new Set(ids)]);
-    return viewsOf(deps, inbox, [deps.store.messages.get(message.id)!], () => folder.name, 'full')[0]!;
+export async function applyLabels(
+  deps: MailboxDeps,
+  userId: number,
+  ref: EmailRef,
+  labels: string[],
+): Promise<EmailView> {
+  const inbox = await requireInbox(deps, userId, ref.account);
+  return deps.store.db.transaction(async () => {
+    const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
+    const ids: string[] = [];
+    for (const idOrName of labels) ids.push((await requireLabel(deps, userId, idOrName)).id);
+    await deps.store.labels.apply(message.id, [...new Set(ids)]);
+    const labelled = (await deps.store.messages.get(message.id))!;
+    return (await viewsOf(deps, inbox, [labelled], () => folder.name, 'full'))[0]!;
   });
 }
 
 /** Takes a label off an email; taking off a label the email does not carry is not an error. */
-export function removeLabel(deps: MailboxDeps, userId: number, ref: EmailRef, idOrName: string): EmailView {
-  const inbox = requireInbox(deps, userId, ref.account);
-  return deps.store.db.transaction(() => {
-    const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
-    deps.store.labels.unapply(message.id, requireLabel(deps, userId, idOrName).id);
-    return viewsOf(deps, inbox, [message], () => folder.name, 'full')[0]!;
+export async function removeLabel(
+  deps: MailboxDeps,
+  userId: number,
+  ref: EmailRef,
+  idOrName: string,
+): Promise<EmailView> {
+  const inbox = await requireInbox(deps, userId, ref.account);
+  return deps.store.db.transaction(async () => {
+    const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
+    await deps.store.labels.unapply(message.id, (await requireLabel(deps, userId, idOrName)).id);
+    return (await viewsOf(deps, inbox, [message], () => folder.name, 'full'))[0]!;
   });
 }

@@ -29,17 +29,18 @@ export const isTrash = (folder: FolderRow) => folder.special_use === '\\Trash';
 export const isDrafts = (folder: FolderRow) => folder.special_use === '\\Drafts';
 
 /** The Trash of an inbox, by its special-use role so a renamed IMAP Trash is found too. */
-export function trashOf(deps: MailboxDeps, inbox: InboxRow): FolderRow {
+export async function trashOf(deps: MailboxDeps, inbox: InboxRow): Promise<FolderRow> {
   const trash =
-    deps.store.folders.findBySpecialUse(inbox.id, '\\Trash') ?? deps.store.folders.find(inbox.id, 'Trash');
+    (await deps.store.folders.findBySpecialUse(inbox.id, '\\Trash')) ??
+    (await deps.store.folders.find(inbox.id, 'Trash'));
   if (!trash) throw new Error(`inbox ${inbox.address} has no Trash folder`);
   return trash;
 }
 
 /** Moves a message, keeping its uid; entering Trash starts its retention clock, leaving stops it. */
-export function moveMessage(deps: MailboxDeps, message: MessageRow, to: FolderRow): void {
+export async function moveMessage(deps: MailboxDeps, message: MessageRow, to: FolderRow): Promise<void> {
   if (message.folder_id === to.id) return;
-  deps.store.messages.moveTo(message.id, to.id, isTrash(to) ? nowIso() : null);
+  await deps.store.messages.moveTo(message.id, to.id, isTrash(to) ? nowIso() : null);
 }
 
 const FLAG_OF = { read: '\\Seen', unread: '\\Seen', flag: '\\Flagged', unflag: '\\Flagged' } as const;
@@ -51,14 +52,14 @@ export async function updateEmail(
   ref: EmailRef,
   change: EmailChange,
 ): Promise<EmailView> {
-  const inbox = requireInbox(deps, userId, ref.account);
+  const inbox = await requireInbox(deps, userId, ref.account);
   const remote = remoteOf(deps, inbox);
-  const plan = () => {
-    const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
+  const plan = async () => {
+    const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
     if (change.action !== 'move') return { message, folder, to: folder };
     if (change.folder === undefined)
       throw ValidationFailed.field('folder', 'folder is required with action move');
-    const to = requireFolder(deps, inbox, change.folder);
+    const to = await requireFolder(deps, inbox, change.folder);
     if (to.id !== folder.id && (isDrafts(to) || isDrafts(folder))) {
       throw ValidationFailed.field(
         'folder',
@@ -68,28 +69,29 @@ export async function updateEmail(
     return { message, folder, to };
   };
   const apply = (message: MessageRow, to: FolderRow, remoteUid?: number | null) =>
-    deps.store.db.transaction(() => {
-      const current = deps.store.messages.get(message.id);
+    deps.store.db.transaction(async () => {
+      const current = await deps.store.messages.get(message.id);
       if (!current) throw new NotFound(`no email with uid ${message.uid} in ${inbox.address}`);
       if (change.action === 'move') {
-        moveMessage(deps, current, to);
-        if (remoteUid !== undefined) deps.store.imapState.setRemoteUid(current.id, remoteUid);
+        await moveMessage(deps, current, to);
+        if (remoteUid !== undefined) await deps.store.imapState.setRemoteUid(current.id, remoteUid);
       } else {
         const flag = FLAG_OF[change.action];
         const flags = (JSON.parse(current.flags) as string[]).filter((f) => f !== flag);
-        deps.store.messages.setFlags(current.id, flagOn(change.action) ? [...flags, flag] : flags);
+        await deps.store.messages.setFlags(current.id, flagOn(change.action) ? [...flags, flag] : flags);
       }
-      return viewsOf(deps, inbox, [deps.store.messages.get(current.id)!], () => to.name, 'full')[0]!;
+      const after = (await deps.store.messages.get(current.id))!;
+      return (await viewsOf(deps, inbox, [after], () => to.name, 'full'))[0]!;
     });
   if (!remote) {
-    return deps.store.db.transaction(() => {
-      const { message, to } = plan();
+    return deps.store.db.transaction(async () => {
+      const { message, to } = await plan();
       return apply(message, to);
     });
   }
 
   return remote.exclusive(async () => {
-    const { message, folder, to } = plan();
+    const { message, folder, to } = await plan();
     const remoteUid = remoteUidOf(message);
     requireRemoteFolder(folder);
     if (change.action !== 'move') {
@@ -128,37 +130,37 @@ export async function deleteEmail(
   ref: EmailRef,
   options: { permanent?: boolean } = {},
 ): Promise<DeleteResult> {
-  const inbox = requireInbox(deps, userId, ref.account);
+  const inbox = await requireInbox(deps, userId, ref.account);
   const remote = remoteOf(deps, inbox);
   const forGood = (folder: FolderRow) => !!options.permanent || isTrash(folder) || isDrafts(folder);
-  const apply = (message: MessageRow, folder: FolderRow, remoteUid?: number | null): DeleteResult =>
-    deps.store.db.transaction(() => {
-      const current = deps.store.messages.get(message.id);
+  const apply = (message: MessageRow, folder: FolderRow, remoteUid?: number | null): Promise<DeleteResult> =>
+    deps.store.db.transaction(async () => {
+      const current = await deps.store.messages.get(message.id);
       if (!current) throw new NotFound(`no email with uid ${message.uid} in ${inbox.address}`);
       if (forGood(folder)) {
-        deps.store.messages.remove(current.id);
+        await deps.store.messages.remove(current.id);
         return { uid: current.uid, deleted: true, folder: null };
       }
-      const trash = trashOf(deps, inbox);
-      moveMessage(deps, current, trash);
-      if (remoteUid !== undefined) deps.store.imapState.setRemoteUid(current.id, remoteUid);
+      const trash = await trashOf(deps, inbox);
+      await moveMessage(deps, current, trash);
+      if (remoteUid !== undefined) await deps.store.imapState.setRemoteUid(current.id, remoteUid);
       return { uid: current.uid, deleted: false, folder: trash.name };
     });
   if (!remote) {
-    return deps.store.db.transaction(() => {
-      const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
+    return deps.store.db.transaction(async () => {
+      const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
       return apply(message, folder);
     });
   }
   return remote.exclusive(async () => {
-    const { message, folder } = requireMessage(deps, inbox, ref.uid, ref.folder);
+    const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
     const remoteUid = remoteUidOf(message);
     requireRemoteFolder(folder);
     if (forGood(folder)) {
       await remote.expunge(folder, remoteUid);
       return apply(message, folder);
     }
-    const trash = requireRemoteFolder(trashOf(deps, inbox));
+    const trash = requireRemoteFolder(await trashOf(deps, inbox));
     return apply(message, folder, await remote.move(folder, remoteUid, trash));
   });
 }

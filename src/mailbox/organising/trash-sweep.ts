@@ -31,9 +31,11 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
     const cutoff = nowIso(new Date(now().getTime() - deps.config.trashDays * DAY_MS));
     let deleted = 0;
     while (!stopped) {
-      const ids = deps.store.messages.trashedBefore(cutoff, batchSize);
+      const ids = await deps.store.messages.trashedBefore(cutoff, batchSize);
       if (ids.length === 0) break;
-      deps.store.db.transaction(() => ids.forEach((id) => deps.store.messages.remove(id)));
+      await deps.store.db.transaction(async () => {
+        for (const id of ids) await deps.store.messages.remove(id);
+      });
       deleted += ids.length;
       await yieldToEventLoop();
     }

@@ -1,8 +1,8 @@
 import type { MailboxDeps } from '../deps.js';
 
 /** The caller's inboxes as `GET /accounts` and MCP's `list_inboxes` show them. */
-export function listAccounts(deps: MailboxDeps, userId: number) {
-  return deps.store.inboxes.list(userId).map((inbox) => ({
+export async function listAccounts(deps: MailboxDeps, userId: number) {
+  return (await deps.store.inboxes.list(userId)).map((inbox) => ({
     address: inbox.address,
     kind: inbox.kind,
     displayName: inbox.display_name,

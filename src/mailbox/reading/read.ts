@@ -27,21 +27,21 @@ export interface ListQuery {
   afterUid?: number;
 }
 
-export function listEmails(
+export async function listEmails(
   deps: MailboxDeps,
   userId: number,
   query: ListQuery,
-): { emails: EmailView[]; nextCursor: string | null } {
-  const inbox = requireInbox(deps, userId, query.account);
-  const folder = requireFolder(deps, inbox, query.folder ?? 'INBOX');
+): Promise<{ emails: EmailView[]; nextCursor: string | null }> {
+  const inbox = await requireInbox(deps, userId, query.account);
+  const folder = await requireFolder(deps, inbox, query.folder ?? 'INBOX');
   let labelId: string | undefined;
   if (query.label !== undefined) {
-    const label = deps.store.labels.resolve(userId, query.label);
+    const label = await deps.store.labels.resolve(userId, query.label);
     // As an unknown folder is: a misspelt label must not read as "no mail".
     if (!label) throw new NotFound(`no label ${JSON.stringify(query.label)}`);
     labelId = label.id;
   }
-  const rows = deps.store.messages.list({
+  const rows = await deps.store.messages.list({
     inboxId: inbox.id,
     folderId: folder.id,
     unread: query.unread,
@@ -59,34 +59,34 @@ export function listEmails(
     limit: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);
-  const emails = viewsOf(deps, inbox, page, () => folder.name, 'list');
+  const emails = await viewsOf(deps, inbox, page, () => folder.name, 'list');
   const last = page[page.length - 1];
   return { emails, nextCursor: rows.length > query.limit && last ? encodeCursor('uid', last.uid) : null };
 }
 
-export function readEmail(
+export async function readEmail(
   deps: MailboxDeps,
   userId: number,
   account: string,
   uid: number,
   folderName?: string,
-): EmailView {
-  const inbox = requireInbox(deps, userId, account);
-  const { message, folder } = requireMessage(deps, inbox, uid, folderName);
-  return viewsOf(deps, inbox, [message], () => folder.name, 'full')[0]!;
+): Promise<EmailView> {
+  const inbox = await requireInbox(deps, userId, account);
+  const { message, folder } = await requireMessage(deps, inbox, uid, folderName);
+  return (await viewsOf(deps, inbox, [message], () => folder.name, 'full'))[0]!;
 }
 
 /** Email views for rows of one inbox, with attachments and labels fetched in one query each. */
-export function viewsOf(
+export async function viewsOf(
   deps: MailboxDeps,
   inbox: InboxRow,
   rows: (MessageRow | ListedMessageRow)[],
   folderName: (row: ListedMessageRow) => string,
   mode: 'full' | 'list',
-): EmailView[] {
+): Promise<EmailView[]> {
   const ids = rows.map((r) => r.id);
-  const attachments = deps.store.messages.attachmentsOf(ids);
-  const labels = deps.store.messages.labelsOf(ids);
+  const attachments = await deps.store.messages.attachmentsOf(ids);
+  const labels = await deps.store.messages.labelsOf(ids);
   return rows.map((row) =>
     toEmailView(row, {
       folderName: folderName(row),
@@ -99,16 +99,16 @@ export function viewsOf(
 }
 
 /** The stored source; with `folderName`, only when the email is in that folder. */
-export function readRaw(
+export async function readRaw(
   deps: MailboxDeps,
   userId: number,
   account: string,
   uid: number,
   folderName?: string,
-): Buffer {
-  const inbox = requireInbox(deps, userId, account);
-  const { message } = requireMessage(deps, inbox, uid, folderName);
-  const raw = deps.store.messages.raw(message.id);
+): Promise<Buffer> {
+  const inbox = await requireInbox(deps, userId, account);
+  const { message } = await requireMessage(deps, inbox, uid, folderName);
+  const raw = await deps.store.messages.raw(message.id);
   if (!raw) throw new NotFound(`email ${uid} has no stored source`);
   return raw;
 }
@@ -121,15 +121,15 @@ export async function readAttachment(
   attachmentId: string,
   folderName?: string,
 ): Promise<{ filename: string; contentType: string; content: Buffer }> {
-  const raw = readRaw(deps, userId, account, uid, folderName);
+  const raw = await readRaw(deps, userId, account, uid, folderName);
   const found = await parseAttachment(deps, raw, attachmentId);
   if (!found) throw new NotFound(`email ${uid} has no attachment ${JSON.stringify(attachmentId)}`);
   return { filename: found.filename, contentType: found.contentType, content: found.content };
 }
 
-export function listFolders(deps: MailboxDeps, userId: number, account: string) {
-  const inbox = requireInbox(deps, userId, account);
-  return deps.store.folders.listWithCounts(inbox.id).map((f) => ({
+export async function listFolders(deps: MailboxDeps, userId: number, account: string) {
+  const inbox = await requireInbox(deps, userId, account);
+  return (await deps.store.folders.listWithCounts(inbox.id)).map((f) => ({
     name: f.name,
     specialUse: f.special_use,
     total: f.total,
@@ -147,49 +147,55 @@ export interface ThreadSummary {
   preview: string;
 }
 
-export function listThreads(
+export async function listThreads(
   deps: MailboxDeps,
   userId: number,
   account: string,
   limit: number,
   cursor?: string,
-): { threads: ThreadSummary[]; nextCursor: string | null } {
-  const inbox = requireInbox(deps, userId, account);
-  const rows = deps.store.threads.list(
+): Promise<{ threads: ThreadSummary[]; nextCursor: string | null }> {
+  const inbox = await requireInbox(deps, userId, account);
+  const rows = await deps.store.threads.list(
     inbox.id,
     cursor !== undefined ? decodeCursor(cursor, 'thread') : undefined,
     limit + 1,
   );
   const page = rows.slice(0, limit);
-  const threads = page.map((t) => {
-    const latest = deps.store.messages.list({ inboxId: inbox.id, threadId: t.id, limit: 1 })[0];
-    return {
+  const threads: ThreadSummary[] = [];
+  for (const t of page) {
+    const latest = (await deps.store.messages.list({ inboxId: inbox.id, threadId: t.id, limit: 1 }))[0];
+    threads.push({
       threadId: t.id,
       subject: t.subject,
-      participants: deps.store.threads.participants(t.id),
+      participants: await deps.store.threads.participants(t.id),
       messageCount: t.message_count,
       unreadCount: t.unread_count,
       lastDate: t.last_date,
       preview: latest ? previewOf(latest.text) : '',
-    };
-  });
+    });
+  }
   const last = page[page.length - 1];
   return { threads, nextCursor: rows.length > limit && last ? encodeCursor('thread', last.last_uid) : null };
 }
 
-export function readThread(deps: MailboxDeps, userId: number, account: string, threadId: string) {
-  const inbox = requireInbox(deps, userId, account);
-  const thread = deps.store.threads.get(inbox.id, threadId);
+export async function readThread(deps: MailboxDeps, userId: number, account: string, threadId: string) {
+  const inbox = await requireInbox(deps, userId, account);
+  const thread = await deps.store.threads.get(inbox.id, threadId);
   if (!thread) throw new NotFound(`no thread ${JSON.stringify(threadId)} in ${inbox.address}`);
-  const rows = deps.store.messages.list({ inboxId: inbox.id, threadId, limit: 1000 }).reverse();
+  const rows = (await deps.store.messages.list({ inboxId: inbox.id, threadId, limit: 1000 })).reverse();
   if (rows.length === 0) throw new NotFound(`no thread ${JSON.stringify(threadId)} in ${inbox.address}`);
+  // Looked up ahead, each folder once: viewsOf names a row's folder synchronously.
   const folderNames = new Map<number, string>();
-  const folderName = (row: ListedMessageRow) => {
+  for (const row of rows) {
     if (!folderNames.has(row.folder_id))
-      folderNames.set(row.folder_id, deps.store.folders.get(row.folder_id)?.name ?? '');
-    return folderNames.get(row.folder_id)!;
+      folderNames.set(row.folder_id, (await deps.store.folders.get(row.folder_id))?.name ?? '');
+  }
+  const folderName = (row: ListedMessageRow) => folderNames.get(row.folder_id)!;
+  return {
+    threadId,
+    subject: thread.subject,
+    messages: await viewsOf(deps, inbox, rows, folderName, 'list'),
   };
-  return { threadId, subject: thread.subject, messages: viewsOf(deps, inbox, rows, folderName, 'list') };
 }
 
 /** Turns what a user typed into a safe FTS5 query: every word must appear (prefix match on the last). */

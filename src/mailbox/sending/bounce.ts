@@ -49,15 +49,18 @@ export async function prepareBounce(
 
 /**
  * Files the notice into the sender's INBOX and records `email.bounced` with the sent Email
- * (its `delivery` already updated). Synchronous: call inside the transaction that marks the
- * deliveries failed.
+ * (its `delivery` already updated). Call inside the transaction that marks the deliveries failed.
  */
-export function fileBounce(deps: MailboxDeps, notice: BounceNotice, sentMessageId: number): EventRow[] {
+export async function fileBounce(
+  deps: MailboxDeps,
+  notice: BounceNotice,
+  sentMessageId: number,
+): Promise<EventRow[]> {
   const { store } = deps;
   const { inbox } = notice;
-  const folder = store.folders.find(inbox.id, 'INBOX');
+  const folder = await store.folders.find(inbox.id, 'INBOX');
   if (!folder) throw new Error(`inbox ${inbox.address} has no INBOX folder`);
-  const filed = fileMessage(store, {
+  const filed = await fileMessage(store, {
     inbox,
     folder,
     parsed: notice.parsed,
@@ -65,11 +68,13 @@ export function fileBounce(deps: MailboxDeps, notice: BounceNotice, sentMessageI
     flags: [],
     receivedAt: new Date(),
   });
-  const sent = store.messages.get(sentMessageId);
-  const sentFolder = sent ? store.folders.get(sent.folder_id) : undefined;
-  const email = sent ? viewsOf(deps, inbox, [sent], () => sentFolder?.name ?? 'Sent', 'full')[0] : undefined;
+  const sent = await store.messages.get(sentMessageId);
+  const sentFolder = sent ? await store.folders.get(sent.folder_id) : undefined;
+  const email = sent
+    ? (await viewsOf(deps, inbox, [sent], () => sentFolder?.name ?? 'Sent', 'full'))[0]
+    : undefined;
   return [
-    store.events.append({
+    await store.events.append({
       type: 'email.bounced',
       userId: inbox.user_id,
       inboxId: inbox.id,

@@ -30,10 +30,11 @@ export async function settleDeliveries(
   const failed = settled.filter((s) => s.decision.status === 'failed');
   const bounce = failed.length > 0 ? await bounceFor(deps, job, failed, at) : null;
   const events: EventRow[] = [];
-  await store.groupCommit.submit(() => {
+  await store.groupCommit.submit(async () => {
     events.length = 0;
-    const changed = settled.filter((s) =>
-      store.deliveries.update(
+    const changed: Settled[] = [];
+    for (const s of settled) {
+      const updated = await store.deliveries.update(
         s.row.id,
         {
           status: s.decision.status,
@@ -43,12 +44,13 @@ export async function settleDeliveries(
           attempted: true,
         },
         at,
-      ),
-    );
+      );
+      if (updated) changed.push(s);
+    }
     if (changed.length === 0) return;
-    store.deliveries.syncMessageCache(job.messageId);
+    await store.deliveries.syncMessageCache(job.messageId);
     const bouncedNow = bounce && changed.some((s) => s.decision.status === 'failed');
-    if (bouncedNow) events.push(...fileBounce(deps, bounce, job.messageId));
+    if (bouncedNow) events.push(...(await fileBounce(deps, bounce, job.messageId)));
   });
   deps.bus.publish(events);
 }
@@ -60,9 +62,9 @@ async function bounceFor(
   at: Date,
 ): Promise<BounceNotice | null> {
   const { store } = deps;
-  const inbox = store.inboxes.get(job.inboxId);
-  const message = store.messages.get(job.messageId);
-  const raw = store.messages.raw(job.messageId);
+  const inbox = await store.inboxes.get(job.inboxId);
+  const message = await store.messages.get(job.messageId);
+  const raw = await store.messages.raw(job.messageId);
   if (!inbox || !message || !raw) return null;
   return prepareBounce(
     deps,

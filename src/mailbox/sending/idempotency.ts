@@ -34,18 +34,21 @@ export function idempotencyGuard(
 }
 
 /** What an earlier request with this key decided. Call again inside the transaction of the work. */
-export function checkIdempotency(deps: MailboxDeps, guard: IdempotencyGuard | null): IdempotencyCheck {
+export async function checkIdempotency(
+  deps: MailboxDeps,
+  guard: IdempotencyGuard | null,
+): Promise<IdempotencyCheck> {
   if (!guard) return null;
   const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
-  const row = deps.store.idempotency.find(guard.userId, guard.key, since);
+  const row = await deps.store.idempotency.find(guard.userId, guard.key, since);
   if (!row) return null;
   if (row.request_hash !== guard.hash) return { kind: 'conflict' };
   return { kind: 'replay', response: JSON.parse(row.response) as unknown };
 }
 
 /** The fast path before any work: the stored response, a 409, or null to go ahead. */
-export function replayIfSeen<T>(deps: MailboxDeps, guard: IdempotencyGuard | null): T | null {
-  const check = checkIdempotency(deps, guard);
+export async function replayIfSeen<T>(deps: MailboxDeps, guard: IdempotencyGuard | null): Promise<T | null> {
+  const check = await checkIdempotency(deps, guard);
   if (!check) return null;
   if (check.kind === 'conflict') throw idempotencyConflict();
   return check.response as T;
@@ -57,7 +60,7 @@ export async function withIdempotency<T>(
   guard: IdempotencyGuard | null,
   run: () => Promise<T>,
 ): Promise<T> {
-  const seen = replayIfSeen<T>(deps, guard);
+  const seen = await replayIfSeen<T>(deps, guard);
   return seen ?? run();
 }
 
@@ -68,14 +71,18 @@ export function idempotencyConflict(): Conflict {
 let lastPrune = 0;
 
 /** Records the response of the work; call inside the transaction that did it. */
-export function rememberResponse(deps: MailboxDeps, guard: IdempotencyGuard | null, response: unknown): void {
+export async function rememberResponse(
+  deps: MailboxDeps,
+  guard: IdempotencyGuard | null,
+  response: unknown,
+): Promise<void> {
   if (!guard) return;
   const now = Date.now();
   if (now - lastPrune > PRUNE_EVERY_MS) {
     lastPrune = now;
-    deps.store.idempotency.prune(new Date(now - IDEMPOTENCY_TTL_MS).toISOString());
+    await deps.store.idempotency.prune(new Date(now - IDEMPOTENCY_TTL_MS).toISOString());
   }
-  deps.store.idempotency.save({
+  await deps.store.idempotency.save({
     user_id: guard.userId,
     key: guard.key,
     request_hash: guard.hash,

@@ -35,13 +35,15 @@ export async function dispatchRemote<R>(
   const { composed, parsed } = message;
   const { store, log } = deps;
   return remote.exclusive(async () => {
-    const seen = replayIfSeen<R>(deps, guard);
+    const seen = await replayIfSeen<R>(deps, guard);
     if (seen) return seen;
-    const draft = out.draft ? store.messages.get(out.draft.id) : undefined;
+    const draft = out.draft ? await store.messages.get(out.draft.id) : undefined;
     if (out.draft && (!draft || draft.folder_id !== out.draft.folder_id)) {
       throw new NotFound(`no draft with uid ${out.draft.uid} in ${inbox.address}`);
     }
-    const sent = store.folders.findBySpecialUse(inbox.id, '\\Sent') ?? store.folders.find(inbox.id, 'Sent');
+    const sent =
+      (await store.folders.findBySpecialUse(inbox.id, '\\Sent')) ??
+      (await store.folders.find(inbox.id, 'Sent'));
     if (!sent) throw new Error(`inbox ${inbox.address} has no Sent folder`);
 
     const result = await remote.submit(composed.envelope, composed.raw);
@@ -55,13 +57,13 @@ export async function dispatchRemote<R>(
     };
     const saved = await saveToRemoteSent(deps, remote, inbox, sent, composed.raw);
     const sentUid = 'uid' in saved ? saved.uid : null;
-    const draftFolder = draft ? store.folders.get(draft.folder_id) : undefined;
+    const draftFolder = draft ? await store.folders.get(draft.folder_id) : undefined;
     if (draft?.remote_uid != null && draftFolder?.remote_path) {
       const uid = draft.remote_uid;
       await afterSend('removing the remote draft', () => remote.expunge(draftFolder, uid));
     }
-    const answered = out.answered ? store.messages.get(out.answered.id) : undefined;
-    const answeredFolder = answered ? store.folders.get(answered.folder_id) : undefined;
+    const answered = out.answered ? await store.messages.get(out.answered.id) : undefined;
+    const answeredFolder = answered ? await store.folders.get(answered.folder_id) : undefined;
     if (answered?.remote_uid != null && answeredFolder?.remote_path) {
       const uid = answered.remote_uid;
       await afterSend('flagging the original answered', () =>
@@ -75,9 +77,9 @@ export async function dispatchRemote<R>(
       status: (accepted.has(recipient.toLowerCase()) ? 'delivered' : 'failed') as DeliveryStatus,
     }));
     const events: EventRow[] = [];
-    const response = store.db.transaction(() => {
-      if (draft && store.messages.get(draft.id)) store.messages.remove(draft.id);
-      const row = fileMessage(store, {
+    const response = await store.db.transaction(async () => {
+      if (draft && (await store.messages.get(draft.id))) await store.messages.remove(draft.id);
+      const row = await fileMessage(store, {
         inbox,
         folder: sent,
         parsed,
@@ -88,8 +90,8 @@ export async function dispatchRemote<R>(
         delivery,
         ...(draft ? { uid: draft.uid, threadId: draft.thread_id } : {}),
       });
-      if (sentUid !== null) store.imapState.setRemoteUid(row.id, sentUid);
-      store.deliveries.insert(
+      if (sentUid !== null) await store.imapState.setRemoteUid(row.id, sentUid);
+      await store.deliveries.insert(
         delivery.map((d) => ({
           messageId: row.id,
           recipient: d.recipient,
@@ -99,11 +101,11 @@ export async function dispatchRemote<R>(
         })),
         composed.date,
       );
-      if (answered) addFlag(deps, answered.id, '\\Answered');
+      if (answered) await addFlag(deps, answered.id, '\\Answered');
       const view = viewOfFiled(row, sent, parsed, true);
-      events.push(appendEmailEvent(store, 'email.sent', inbox, row, view));
+      events.push(await appendEmailEvent(store, 'email.sent', inbox, row, view));
       const shaped = shape({ view, delivery, ...('error' in saved ? { notSavedToSent: saved.error } : {}) });
-      rememberResponse(deps, guard, shaped);
+      await rememberResponse(deps, guard, shaped);
       return shaped;
     });
     deps.bus.publish(events);
@@ -126,8 +128,8 @@ async function saveToRemoteSent(
   try {
     let folder = sent;
     if (!folder.remote_path) {
-      deps.store.imapState.setFolderRemote(sent.id, await remote.createFolder('Sent'));
-      folder = deps.store.folders.get(sent.id)!;
+      await deps.store.imapState.setFolderRemote(sent.id, await remote.createFolder('Sent'));
+      folder = (await deps.store.folders.get(sent.id))!;
     }
     return { uid: await remote.append(folder, raw, ['\\Seen']) };
   } catch (error) {
@@ -137,9 +139,9 @@ async function saveToRemoteSent(
   }
 }
 
-function addFlag(deps: MailboxDeps, messageId: number, flag: string): void {
-  const current = deps.store.messages.get(messageId);
+async function addFlag(deps: MailboxDeps, messageId: number, flag: string): Promise<void> {
+  const current = await deps.store.messages.get(messageId);
   if (!current) return;
   const flags = JSON.parse(current.flags) as string[];
-  if (!flags.includes(flag)) deps.store.messages.setFlags(messageId, [...flags, flag]);
+  if (!flags.includes(flag)) await deps.store.messages.setFlags(messageId, [...flags, flag]);
 }

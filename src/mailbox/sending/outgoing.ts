@@ -50,7 +50,8 @@ export async function dispatch<R>(
   const parsed = await parseEmail(composed.raw);
   if (remote) return dispatchRemote(deps, remote, out, { composed, parsed }, guard, shape);
   const sentAt = composed.date;
-  const routes = composed.envelope.to.map((address) => routeOf(deps, address));
+  const routes: Route[] = [];
+  for (const address of composed.envelope.to) routes.push(await routeOf(deps, address));
   const unknown = routes.filter((r) => r.kind === 'unknown');
   const bounce: BounceNotice | null = unknown.length
     ? await prepareBounce(
@@ -70,20 +71,20 @@ export async function dispatch<R>(
     r.kind === 'local' ? 'delivered' : r.kind === 'unknown' ? 'failed' : external;
 
   const events: EventRow[] = [];
-  const work = (): Work<R> => {
+  const work = async (): Promise<Work<R>> => {
     events.length = 0;
-    const seen = checkIdempotency(deps, guard);
+    const seen = await checkIdempotency(deps, guard);
     if (seen) return seen;
     const { store } = deps;
     if (out.draft) {
-      const current = store.messages.get(out.draft.id);
+      const current = await store.messages.get(out.draft.id);
       if (!current || current.folder_id !== out.draft.folder_id) return { kind: 'draft-gone' };
-      store.messages.remove(current.id);
+      await store.messages.remove(current.id);
     }
-    const folder = store.folders.find(inbox.id, 'Sent');
+    const folder = await store.folders.find(inbox.id, 'Sent');
     if (!folder) throw new Error(`inbox ${inbox.address} has no Sent folder`);
     const delivery = routes.map((r) => ({ recipient: r.address, status: statusOf(r) }));
-    const row = fileMessage(store, {
+    const row = await fileMessage(store, {
       inbox,
       folder,
       parsed,
@@ -94,7 +95,7 @@ export async function dispatch<R>(
       delivery,
       ...(out.draft ? { uid: out.draft.uid, threadId: out.draft.thread_id } : {}),
     });
-    store.deliveries.insert(
+    await store.deliveries.insert(
       routes.map((r) => ({
         messageId: row.id,
         recipient: r.address,
@@ -105,21 +106,21 @@ export async function dispatch<R>(
       sentAt,
     );
     const view = viewOfFiled(row, folder, parsed, true);
-    events.push(appendEmailEvent(store, 'email.sent', inbox, row, view));
+    events.push(await appendEmailEvent(store, 'email.sent', inbox, row, view));
     const locals = new Map<number, InboxRow>();
     for (const r of routes) if (r.kind === 'local') locals.set(r.inbox.id, r.inbox);
     if (locals.size > 0) {
-      fileForEach(
+      await fileForEach(
         deps,
         { raw: composed.raw, inboxes: [...locals.values()], receivedAt: sentAt },
         parsed,
         events,
       );
     }
-    if (bounce) events.push(...fileBounce(deps, bounce, row.id));
-    if (out.answered) markAnswered(deps, out.answered.id);
+    if (bounce) events.push(...(await fileBounce(deps, bounce, row.id)));
+    if (out.answered) await markAnswered(deps, out.answered.id);
     const response = shape({ view, delivery });
-    rememberResponse(deps, guard, response);
+    await rememberResponse(deps, guard, response);
     return { kind: 'sent', response };
   };
 
@@ -138,18 +139,18 @@ export async function dispatch<R>(
 }
 
 /** Where a recipient's copy goes: a local inbox (`+tag` ignored), nowhere (unknown on a hosted domain), or out. */
-function routeOf(deps: MailboxDeps, address: string): Route {
+async function routeOf(deps: MailboxDeps, address: string): Promise<Route> {
   const { base } = splitTag(address.toLowerCase());
-  const inbox = deps.store.inboxes.findByAddress(base);
+  const inbox = await deps.store.inboxes.findByAddress(base);
   if (inbox && inbox.kind === 'local') return { address, kind: 'local', inbox };
   const domain = base.split('@')[1] ?? '';
-  if (!inbox && deps.store.domains.find(domain)) return { address, kind: 'unknown' };
+  if (!inbox && (await deps.store.domains.find(domain))) return { address, kind: 'unknown' };
   return { address, kind: 'external' };
 }
 
-export function markAnswered(deps: MailboxDeps, messageId: number): void {
-  const current = deps.store.messages.get(messageId);
+export async function markAnswered(deps: MailboxDeps, messageId: number): Promise<void> {
+  const current = await deps.store.messages.get(messageId);
   if (!current) return;
   const flags = JSON.parse(current.flags) as string[];
-  if (!flags.includes('\\Answered')) deps.store.messages.setFlags(messageId, [...flags, '\\Answered']);
+  if (!flags.includes('\\Answered')) await deps.store.messages.setFlags(messageId, [...flags, '\\Answered']);
 }

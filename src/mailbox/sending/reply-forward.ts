@@ -83,9 +83,9 @@ function replyResultOf(copy: SentCopy): ReplyResult {
 }
 
 async function loadOriginal(deps: MailboxDeps, userId: number, source: SourceRef): Promise<Original> {
-  const inbox = requireInbox(deps, userId, source.account);
-  const { message } = requireMessage(deps, inbox, source.uid, source.folder ?? 'INBOX');
-  const raw = deps.store.messages.raw(message.id);
+  const inbox = await requireInbox(deps, userId, source.account);
+  const { message } = await requireMessage(deps, inbox, source.uid, source.folder ?? 'INBOX');
+  const raw = await deps.store.messages.raw(message.id);
   if (!raw) throw new NotFound(`email ${source.uid} has no stored source`);
   const parsed = await parseEmail(raw);
   return { inbox, message, parsed, date: parsed.date ?? new Date(message.date) };

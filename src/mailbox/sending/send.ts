@@ -72,7 +72,7 @@ export async function sendEmail(
   const guard = idempotencyGuard(userId, options.idempotencyKey, 'send', input);
   return withIdempotency(deps, guard, async () => {
     const from = readFrom(input.from);
-    const inbox = requireInbox(deps, userId, from.address);
+    const inbox = await requireInbox(deps, userId, from.address);
     const problems = new InputProblems();
     const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
     const replyTo = readRecipients(input.replyTo, 'replyTo', problems);
