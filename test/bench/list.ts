@@ -26,7 +26,7 @@ export async function fillInbox(dataDir: string, count: number): Promise<{ inbox
   const words = ['invoice', 'meeting', 'report', 'travel', 'launch', 'budget', 'contract', 'review'];
   const batch = 2000;
   for (let start = 0; start < count; start += batch) {
-    await store.db.transaction(() => {
+    await store.db.transaction(async () => {
       for (let i = start; i < Math.min(count, start + batch); i++) {
         const parsed = {
           ...template,

@@ -43,7 +43,7 @@ describe('an open GET /events stream loses its access', { timeout: 60_000 }, () 
   const mail = (to: string, subject: string) =>
     server.sendMail({ from: 'sender@example.com', to, subject, text: `${subject} body` });
   const admin = (path: string, method: string) => server.api(`/admin/v1${path}`, { method, key: TOKEN });
-  const keyIdOf = (userId: number) => (await server.mailroom.deps.store.apiKeys.list(userId))[0]!.id;
+  const keyIdOf = async (userId: number) => (await server.mailroom.deps.store.apiKeys.list(userId))[0]!.id;
 
   it('ends when the key is revoked by the CLI in another process, and the key no longer opens one', async () => {
     const carol = await server.addUser('carol');
@@ -51,7 +51,7 @@ describe('an open GET /events stream loses its access', { timeout: 60_000 }, () 
     await mail(carol.inbox, 'Before revoking');
     expect((await stream.nextEvent()).json.data.email.subject).toBe('Before revoking');
 
-    const revoked = await mailroom(['key', 'revoke', keyIdOf(carol.userId)], {
+    const revoked = await mailroom(['key', 'revoke', await keyIdOf(carol.userId)], {
       MAILROOM_DATA_DIR: server.dataDir,
     });
     expect(revoked.code, revoked.stderr).toBe(0);

@@ -68,13 +68,14 @@ describe('GET /events streams events as Server-Sent Events', () => {
     const text = `${'Long body line for the event.\n'.repeat(3000)}end`;
     await server.sendMail({ from: 'sender@example.com', to: server.inbox, subject: 'Body once', text });
     const [replayed] = await store.events.forStream(
-      { userId: await store.users.find('default')!.id },
+      { userId: (await store.users.find('default'))!.id },
       before,
       10,
     );
-    const stored = (await store.db.raw('SELECT payload, body_of FROM events WHERE seq = ?')).get(
+    const stored = (await store.db.rawFirst(
+      'SELECT payload, body_of FROM events WHERE seq = ?',
       replayed!.seq,
-    ) as {
+    )) as {
       payload: string;
       body_of: number | null;
     };
@@ -124,9 +125,10 @@ describe('GET /events streams events as Server-Sent Events', () => {
     expect(event.json.data.email.subject).toBe('Sent once');
     expect(event.json.data.email.text).toContain('Sent body text.');
     expect(event.json.data.email.html).toContain('<p>Sent body html.</p>');
-    const stored = store.db
-      .raw('SELECT payload, body_of FROM events WHERE seq = ?')
-      .get(Number(event.id)) as {
+    const stored = (await store.db.rawFirst(
+      'SELECT payload, body_of FROM events WHERE seq = ?',
+      Number(event.id),
+    )) as {
       payload: string;
       body_of: number | null;
     };

@@ -162,7 +162,7 @@ describe('PATCH /emails/{id}: move', () => {
     const deps = server.mailroom.deps;
     const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
     const row = (await deps.store.messages.getByUid(inbox.id, uid))!;
-    await deps.store.messages.moveTo(row.id, await deps.store.folders.find(inbox.id, 'Drafts')!.id, null);
+    await deps.store.messages.moveTo(row.id, (await deps.store.folders.find(inbox.id, 'Drafts'))!.id, null);
     const out = await patch(uid, { action: 'move', folder: 'INBOX' });
     expect(out.status).toBe(400);
     expect((await read(uid, 'Drafts')).json.data.email.folder).toBe('Drafts');
@@ -217,7 +217,7 @@ describe('DELETE /emails/{id}', () => {
     const deps = server.mailroom.deps;
     const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
     const row = (await deps.store.messages.getByUid(inbox.id, uid))!;
-    await deps.store.messages.moveTo(row.id, await deps.store.folders.find(inbox.id, 'Drafts')!.id, null);
+    await deps.store.messages.moveTo(row.id, (await deps.store.folders.find(inbox.id, 'Drafts'))!.id, null);
     const res = await del(uid);
     expect(res.json.data).toEqual({ uid, deleted: true, folder: null });
     expect((await read(uid, 'Trash')).status).toBe(404);

@@ -159,7 +159,7 @@ describe('outbound through a relay (MAILROOM_OUTBOUND=relay)', () => {
     expect(raw.text).not.toMatch(/Final-Recipient: rfc822; fine@example\.com/);
 
     const events = await server.mailroom.deps.store.events.since(
-      await server.mailroom.deps.store.inboxes.list().map((i) => i.id),
+      (await server.mailroom.deps.store.inboxes.list()).map((i) => i.id),
       0,
       10_000,
     );

@@ -163,8 +163,8 @@ describe('POST /emails/send (sandbox: nothing leaves the machine)', () => {
     const res = await send({ from: server.inbox, to: bob.inbox, subject: 'Evented', text: 'x' });
     expect(res.status).toBe(200);
     const owner = (await server.mailroom.deps.store.users.find('default'))!;
-    const events = await eventually(() => {
-      const inboxes = await server.mailroom.deps.store.inboxes.list().map((i) => i.id);
+    const events = await eventually(async () => {
+      const inboxes = (await server.mailroom.deps.store.inboxes.list()).map((i) => i.id);
       const rows = await server.mailroom.deps.store.events.since(inboxes, 0, 1000);
       const sent = rows.find((r) => r.type === 'email.sent' && r.payload.includes('Evented'));
       const received = rows.find((r) => r.type === 'email.received' && r.payload.includes('Evented'));

@@ -256,7 +256,7 @@ describe('postmaster set by MAILROOM_POSTMASTER', () => {
 
   it('keeps a real postmaster inbox when there is one', async () => {
     const deps = server.mailroom.deps;
-    await addLocalInbox(deps, 'postmaster@mailroom.test', await addUser(deps, 'pm').id);
+    await addLocalInbox(deps, 'postmaster@mailroom.test', (await addUser(deps, 'pm')).id);
     await server.sendMail({
       from: 'a@example.com',
       to: 'postmaster@mailroom.test',

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
+import { sqliteOf } from '../helpers/sqlite-of.js';
 
 describe('a storage failure while receiving', () => {
   let server: TestServer;
@@ -21,7 +22,7 @@ describe('a storage failure while receiving', () => {
 
   // Failures are injected as triggers in the database file itself (not TEMP), so they reach every
   // connection that writes mail, whichever thread holds it.
-  const sqlite = () => server.mailroom.db.sqlite;
+  const sqlite = () => sqliteOf(server.mailroom.db);
   /** Row counts of every table a received message touches. */
   const footprint = () =>
     Object.fromEntries(

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrashSweep } from '../../src/mailbox/organising/trash-sweep.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqliteOf } from '../helpers/sqlite-of.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -107,7 +108,7 @@ describe('the trash sweep', () => {
     expect((await server.api(`/emails?${acc}&folder=Trash&q=kumquat`)).json.data.emails).toHaveLength(0);
     expect((await server.api(`/emails?${acc}&folder=Trash&label=Fruit`)).json.data.emails).toHaveLength(0);
     expect((await server.api(`/labels/${label.id}`)).status).toBe(200);
-    const db = server.mailroom.deps.store.db.sqlite;
+    const db = sqliteOf(server.mailroom.deps.store.db);
     expect(db.prepare('SELECT count(*) AS n FROM attachments').get()).toEqual({ n: 0 });
     expect(db.prepare('SELECT count(*) AS n FROM message_labels').get()).toEqual({ n: 0 });
   });

@@ -18,7 +18,7 @@ describe('filing a message on the ingest path', () => {
   let deps: MailboxDeps;
   let inbox: InboxRow;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const db = openDatabase({ file: ':memory:' });
     deps = {
       store: createStore(db, 'a test secret of enough length'),
@@ -39,7 +39,7 @@ describe('filing a message on the ingest path', () => {
       const parsed = await parseEmail(raw);
       const folder = (await deps.store.folders.find(inbox.id, 'INBOX'))!;
       const row = await deps.store.db.transaction(
-        () =>
+        async () =>
           await fileMessage(deps.store, {
             inbox,
             folder,
@@ -51,7 +51,7 @@ describe('filing a message on the ingest path', () => {
           }),
       );
       expect(row).toStrictEqual(await deps.store.messages.get(row.id));
-      expect((await deps.store.messages.attachmentsOf([row.id]).get(row.id)) ?? []).toHaveLength(
+      expect((await deps.store.messages.attachmentsOf([row.id])).get(row.id) ?? []).toHaveLength(
         parsed.attachments.length,
       );
       expect(await deps.store.messages.raw(row.id)).toEqual(raw);
