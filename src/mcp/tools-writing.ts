@@ -113,7 +113,7 @@ export const writingTools: McpTool[] = [
     annotations: { title: 'Create a label', ...CHANGES, idempotentHint: false },
     params: {},
     body: CreateLabelBody,
-    run: ({ deps, userId }, _p, body) => ({ label: createLabel(deps, userId, body) }),
+    run: async ({ deps, userId }, _p, body) => ({ label: await createLabel(deps, userId, body) }),
   }),
   defineTool({
     name: 'label_email',
@@ -121,6 +121,8 @@ export const writingTools: McpTool[] = [
     annotations: { title: 'Label an email', ...CHANGES, idempotentHint: true },
     params: { account, uid, folder: inFolder },
     body: ApplyLabelsBody,
-    run: ({ deps, userId }, ref, body) => ({ email: applyLabels(deps, userId, ref, body.labels) }),
+    run: async ({ deps, userId }, ref, body) => ({
+      email: await applyLabels(deps, userId, ref, body.labels),
+    }),
   }),
 ];

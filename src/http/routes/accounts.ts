@@ -36,5 +36,5 @@ const list = createRoute({
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, (c) => ok(c, { accounts: listAccounts(c.var.deps, c.var.userId) }));
+  app.openapi(list, async (c) => ok(c, { accounts: await listAccounts(c.var.deps, c.var.userId) }));
 }
