@@ -257,7 +257,7 @@ export class MessageStore {
     for (const event of events) {
       await this.db.rawRun(
         'UPDATE events SET payload = ?, body_of = NULL WHERE seq = ?',
-        fillEventBody(this.db, event.payload, id),
+        await fillEventBody(this.db, event.payload, id),
         event.seq,
       );
     }

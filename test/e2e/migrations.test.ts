@@ -214,7 +214,7 @@ describe('two processes migrating the same database', { timeout: 120_000 }, () =
         .run(file, new Date().toISOString());
     }
     first.sqlite.exec('COMMIT');
-    first.close();
+    await first.close();
 
     expect(await exited, stderr).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ users: [] });

@@ -126,7 +126,7 @@ describe('secrets at rest', () => {
     await expectWebhookVerifies(webhook.secret);
   });
 
-  it('refuses to start with another MAILROOM_SECRET, saying which setting is wrong', () => {
+  it('refuses to start with another MAILROOM_SECRET, saying which setting is wrong', async () => {
     const start = () =>
       createMailroom({
         env: {},
@@ -135,8 +135,8 @@ describe('secrets at rest', () => {
         httpPort: 0,
         smtpPort: 0,
         logger: pino({ level: 'silent' }),
-      });
-    expect(start).toThrow(ConfigError);
-    expect(start).toThrow(/MAILROOM_SECRET.*secret\.key/);
+      }).start();
+    await expect(start()).rejects.toThrow(ConfigError);
+    await expect(start()).rejects.toThrow(/MAILROOM_SECRET.*secret\.key/);
   });
 });
