@@ -14,4 +14,15 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The store is async: a store or mailbox call left without await runs out of order, and a
+    // promise in a condition is always true. These need the types, so they read tsconfig.
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
 );

@@ -29,5 +29,4 @@ for (const [route, name] of [
   fs.writeFileSync(file, `${JSON.stringify(await res.json(), null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }
-mailroom.db.close();
 fs.rmSync(dataDir, { recursive: true, force: true });

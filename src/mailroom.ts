@@ -15,25 +15,20 @@ import { ImapSyncManager } from './imap/sync-manager.js';
 import type { AppEnv } from './http/context.js';
 import { createEventStreamRoutes } from './http/routes/events-stream.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
-import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/admin.js';
-import { createDeliveryWorker } from './mailbox/delivery.js';
+import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/operations/admin.js';
+import { createDeliveryWorker } from './mailbox/sending/delivery.js';
 import type { MailboxDeps } from './mailbox/deps.js';
-import { IngestWriter } from './mailbox/ingest-writer.js';
-import { ParsePool } from './mailbox/parse-pool.js';
-import { storageWritable } from './mailbox/readiness.js';
-import { createTrashSweep } from './mailbox/trash-sweep.js';
-import { EmailWaiters } from './mailbox/wait-for-email.js';
+import { IngestWriter } from './mailbox/ingest/ingest-writer.js';
+import { ParsePool } from './mailbox/ingest/parse-pool.js';
+import { storageWritable } from './mailbox/operations/readiness.js';
+import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
+import { EmailWaiters } from './mailbox/events/wait-for-email.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
+import type { Store } from './store/index.js';
 import { openDataDir } from './store/open.js';
-
-/** A background loop owned by the server: started after the listeners, stopped before the database closes. */
-export interface Worker {
-  name: string;
-  start(): void;
-  stop(): Promise<void>;
-}
+import type { Worker } from './worker.js';
 
 export interface MailroomOptions extends ConfigOverrides {
   /** Read MAILROOM_* from this environment (default process.env; tests pass {}). */
@@ -71,13 +66,20 @@ export interface BootstrapResult {
 
 export interface Mailroom {
   config: Config;
+  /** Its `store` (and `db`) can be used once the data directory is open: after open() or start(). */
   deps: MailboxDeps;
-  db: Db;
+  readonly db: Db;
   app: OpenAPIHono<AppEnv>;
   http: { port: number };
   smtp: { port: number };
   /** Filled when this start bootstrapped an empty database. */
   bootstrap: BootstrapResult | null;
+  /**
+   * Opens the data directory: MAILROOM_SECRET loaded (or secret.key made), migrations applied,
+   * the secret checked (a wrong one is a ConfigError), clear secrets sealed. start() does it
+   * first; call it alone to use the store without listening.
+   */
+  open(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -118,20 +120,33 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const { env, logger, authResolver, ...overrides } = options;
   const config = loadConfig(overrides, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
-  // The secret first (openDataDir loads it): the store seals with it, and the ingest thread gets
-  // it with the config.
-  const { db, store } = openDataDir(config, log);
+  // Opening is async (sealing runs in a transaction; another engine connects over the network),
+  // so it happens in open(), which start() awaits first. Until then the store is not there.
+  let opened: { db: Db; store: Store } | null = null;
+  let opening: Promise<void> | null = null;
+  const dataDir = () => {
+    if (!opened)
+      throw new Error('the data directory is not open yet: await mailroom.open() or start() first');
+    return opened;
+  };
   const bus = new EventBus();
-  const deps: MailboxDeps = { store, config, bus, log };
+  const deps: MailboxDeps = {
+    get store() {
+      return dataDir().store;
+    },
+    config,
+    bus,
+    log,
+  };
   deps.waiters = new EmailWaiters(deps);
-  if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
-  if (config.parseThreads > 0) deps.parser = new ParsePool(config.parseThreads, config.parseDeadlineMs, log);
 
   const workers: Worker[] = [];
   workers.push(createDeliveryWorker(deps, options.outboundOptions));
   workers.push(
     new WebhookDispatcher({
-      store,
+      get store() {
+        return deps.store;
+      },
       bus,
       log,
       allowPrivate: config.webhookAllowPrivate,
@@ -152,7 +167,10 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const writable = storageWritable(deps, options.readinessProbeMs);
   const app = createHttpApp({
     deps,
-    ready: () => (!listening || !db.sqlite.open ? 'starting' : writable() ? 'ready' : 'unavailable'),
+    ready: async () => {
+      if (!listening || !opened?.db.open) return 'starting';
+      return (await writable()) ? 'ready' : 'unavailable';
+    },
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
     authFailureWindowMs: options.authFailureWindowMs,
   });
@@ -165,20 +183,37 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const mailroom: Mailroom = {
     config,
     deps,
-    db,
+    get db() {
+      return dataDir().db;
+    },
     app,
     http: { port: 0 },
     smtp: { port: 0 },
     bootstrap: null,
 
+    open() {
+      opening ??= (async () => {
+        // The secret first (openDataDir loads it): the store seals with it, and the ingest thread
+        // gets it with the config.
+        opened = await openDataDir(config, log);
+        if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
+        if (config.parseThreads > 0) {
+          deps.parser = new ParsePool(config.parseThreads, config.parseDeadlineMs, log);
+        }
+      })();
+      return opening;
+    },
+
     async start() {
+      await mailroom.open();
       await listen(smtpServer.server, config.smtpPort, config.host, 'SMTP', 'MAILROOM_SMTP_PORT');
       mailroom.smtp.port = (smtpServer.server.address() as AddressInfo).port;
       await listen(httpServer, config.httpPort, config.host, 'HTTP', 'MAILROOM_HTTP_PORT');
       mailroom.http.port = (httpServer.address() as AddressInfo).port;
       // After the listeners: a start that fails (port taken) must not use up the once-shown key.
-      if (config.bootstrap && store.users.count() === 0) mailroom.bootstrap = bootstrap(deps);
-      else if (config.bootstrapKey && !store.apiKeys.authenticate(config.bootstrapKey)) {
+      const { store } = dataDir();
+      if (config.bootstrap && (await store.users.count()) === 0) mailroom.bootstrap = await bootstrap(deps);
+      else if (config.bootstrapKey && !(await store.apiKeys.authenticate(config.bootstrapKey))) {
         log.warn('MAILROOM_BOOTSTRAP_KEY is not an active key: it is used only by the first start');
       }
       for (const worker of workers) worker.start();
@@ -209,19 +244,20 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       // Not raced against a timer: each ends its threads itself after the grace, and nothing may
       // touch the data folder once stop() has resolved.
       await Promise.all([deps.ingest?.close(THREADS_STOP_MS), deps.parser?.close()]);
-      db.close();
+      await opened?.db.close();
       log.info('mailroom stopped');
     },
   };
   return mailroom;
 }
 
-function bootstrap(deps: MailboxDeps): BootstrapResult {
-  const domain = deps.store.domains.find(deps.config.domain) ?? addDomain(deps, deps.config.domain);
-  const user = addUser(deps, 'default');
-  const inbox = addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
+async function bootstrap(deps: MailboxDeps): Promise<BootstrapResult> {
+  const domain =
+    (await deps.store.domains.find(deps.config.domain)) ?? (await addDomain(deps, deps.config.domain));
+  const user = await addUser(deps, 'default');
+  const inbox = await addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
   const given = deps.config.bootstrapKey;
-  const { key } = createKey(deps, user.id, 'bootstrap', given);
+  const { key } = await createKey(deps, user.id, 'bootstrap', given);
   return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key, keyGiven: !!given };
 }
 

@@ -13,8 +13,8 @@ import {
   removeUser,
   requireUser,
   revokeKey,
-} from '../mailbox/admin.js';
-import { withDeps, withDepsAsync } from './admin-context.js';
+} from '../mailbox/operations/admin.js';
+import { withDeps } from './admin-context.js';
 import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';
 import { fillPasswords } from './passwords.js';
@@ -32,8 +32,8 @@ export function registerAdminCommands(program: Command): void {
       .command('add <domain>')
       .description('host a domain; generates its DKIM key and prints the DNS records'),
   ).action((name: string, o: Common) =>
-    withDeps(o, (deps) => {
-      const view = domainView(addDomain(deps, name), deps.config.hostname);
+    withDeps(o, async (deps) => {
+      const view = domainView(await addDomain(deps, name), deps.config.hostname);
       print(!!o.json, { domain: view }, () =>
         [
           `domain ${view.name} added. Publish these DNS records:`,
@@ -48,36 +48,36 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(domain.command('list').description('list hosted domains')).action((o: Common) =>
-    withDeps(o, (deps) => {
-      const domains = deps.store.domains.list().map((d) => domainView(d, deps.config.hostname));
+    withDeps(o, async (deps) => {
+      const domains = (await deps.store.domains.list()).map((d) => domainView(d, deps.config.hostname));
       print(!!o.json, { domains }, () => table(domains, ['name', 'created_at']));
     }),
   );
   common(domain.command('remove <domain>').description('stop hosting a domain')).action(
     (name: string, o: Common) =>
-      withDeps(o, (deps) => {
-        removeDomain(deps, name);
+      withDeps(o, async (deps) => {
+        await removeDomain(deps, name);
         print(!!o.json, { deleted: true }, () => `domain ${name} removed`);
       }),
   );
 
   const user = program.command('user').description('users own inboxes, labels, webhooks and API keys');
   common(user.command('add <name>').description('create a user')).action((name: string, o: Common) =>
-    withDeps(o, (deps) => {
-      const row = addUser(deps, name);
+    withDeps(o, async (deps) => {
+      const row = await addUser(deps, name);
       print(!!o.json, { user: row }, () => `user ${row.name} added (id ${row.id})`);
     }),
   );
   common(user.command('list').description('list users')).action((o: Common) =>
-    withDeps(o, (deps) => {
-      const users = deps.store.users.list();
+    withDeps(o, async (deps) => {
+      const users = await deps.store.users.list();
       print(!!o.json, { users }, () => table(users, ['id', 'name', 'created_at']));
     }),
   );
   common(user.command('remove <name>').description('remove a user and everything it owns')).action(
     (name: string, o: Common) =>
-      withDeps(o, (deps) => {
-        removeUser(deps, name);
+      withDeps(o, async (deps) => {
+        await removeUser(deps, name);
         print(!!o.json, { deleted: true }, () => `user ${name} removed`);
       }),
   );
@@ -90,9 +90,9 @@ export function registerAdminCommands(program: Command): void {
       .requiredOption('--user <name>', 'owner')
       .option('--name <label>', 'a label for the key'),
   ).action((o: Common & { user: string; name?: string }) =>
-    withDeps(o, (deps) => {
-      const created = createKey(deps, o.user, o.name ?? '');
-      print(!!o.json, { key: { ...keyView(deps, created.row), key: created.key } }, () =>
+    withDeps(o, async (deps) => {
+      const created = await createKey(deps, o.user, o.name ?? '');
+      print(!!o.json, { key: { ...(await keyView(deps, created.row)), key: created.key } }, () =>
         [`API key for ${created.user.name} (id ${created.row.id}), shown only now:`, created.key].join('\n'),
       );
     }),
@@ -103,17 +103,17 @@ export function registerAdminCommands(program: Command): void {
       .description('list API keys (never the key itself)')
       .option('--user <name>', 'only this user'),
   ).action((o: Common & { user?: string }) =>
-    withDeps(o, (deps) => {
-      const userId = o.user !== undefined ? requireUser(deps, o.user).id : undefined;
-      const keys = deps.store.apiKeys.list(userId).map((k) => keyView(deps, k));
+    withDeps(o, async (deps) => {
+      const userId = o.user !== undefined ? (await requireUser(deps, o.user)).id : undefined;
+      const keys = await Promise.all((await deps.store.apiKeys.list(userId)).map((k) => keyView(deps, k)));
       print(!!o.json, { keys }, () =>
         table(keys, ['id', 'name', 'prefix', 'user', 'created_at', 'last_used_at', 'revoked_at']),
       );
     }),
   );
   common(key.command('revoke <id>').description('revoke an API key')).action((id: string, o: Common) =>
-    withDeps(o, (deps) => {
-      revokeKey(deps, id);
+    withDeps(o, async (deps) => {
+      await revokeKey(deps, id);
       print(!!o.json, { revoked: true }, () => `key ${id} revoked`);
     }),
   );
@@ -126,8 +126,8 @@ export function registerAdminCommands(program: Command): void {
       .requiredOption('--user <name>', 'owner')
       .option('--display-name <name>', 'display name'),
   ).action((address: string, o: Common & { user: string; displayName?: string }) =>
-    withDeps(o, (deps) => {
-      const view = inboxView(deps, addLocalInbox(deps, address, o.user, o.displayName ?? ''));
+    withDeps(o, async (deps) => {
+      const view = await inboxView(deps, await addLocalInbox(deps, address, o.user, o.displayName ?? ''));
       print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
     }),
   );
@@ -151,12 +151,15 @@ export function registerAdminCommands(program: Command): void {
       address: string,
       o: Common & { user: string; imap: string; smtp: string; displayName?: string; passwordStdin?: boolean },
     ) => {
-      const view = await withDepsAsync(o, async (deps) => {
+      const view = await withDeps(o, async (deps) => {
         const urls = await fillPasswords({ imap: o.imap, smtp: o.smtp }, !!o.passwordStdin);
         // Loaded only here, so the other admin commands start without the IMAP stack.
         const { ImapSyncManager } = await import('../imap/sync-manager.js');
         const input = { address, user: o.user, displayName: o.displayName ?? '', ...urls };
-        return inboxView(deps, await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input));
+        return await inboxView(
+          deps,
+          await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input),
+        );
       });
       print(
         !!o.json,
@@ -167,9 +170,11 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('list').description('list inboxes').option('--user <name>', 'only this user')).action(
     (o: Common & { user?: string }) =>
-      withDeps(o, (deps) => {
-        const userId = o.user !== undefined ? requireUser(deps, o.user).id : undefined;
-        const inboxes = deps.store.inboxes.list(userId).map((i) => inboxView(deps, i));
+      withDeps(o, async (deps) => {
+        const userId = o.user !== undefined ? (await requireUser(deps, o.user)).id : undefined;
+        const inboxes = await Promise.all(
+          (await deps.store.inboxes.list(userId)).map((i) => inboxView(deps, i)),
+        );
         print(!!o.json, { inboxes }, () =>
           table(inboxes, ['address', 'kind', 'user', 'displayName', 'created_at']),
         );
@@ -177,8 +182,8 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('remove <address>').description('remove an inbox and all its mail')).action(
     (address: string, o: Common) =>
-      withDeps(o, (deps) => {
-        removeInbox(deps, address);
+      withDeps(o, async (deps) => {
+        await removeInbox(deps, address);
         print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
       }),
   );

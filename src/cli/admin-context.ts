@@ -37,29 +37,20 @@ export function requireDatabase(config: Config): void {
 }
 
 /** Admin commands open the same database and secret as the server (WAL allows both at once). */
-export function openDeps(o: DataDirOptions): { deps: MailboxDeps; db: Db } {
+export async function openDeps(o: DataDirOptions): Promise<{ deps: MailboxDeps; db: Db }> {
   const config = cliConfig(o);
   if (!o.init) requireDatabase(config);
   const warn = (message: string) => process.stderr.write(`mailroom: warning: ${message}\n`);
-  const { db, store } = openDataDir(config, { info: () => {}, warn });
+  const { db, store } = await openDataDir(config, { info: () => {}, warn });
   return { deps: { store, config, bus: new EventBus(), log: pino({ level: 'silent' }) }, db };
 }
 
-export function withDeps<T>(o: DataDirOptions, fn: (deps: MailboxDeps) => T): T {
-  const { deps, db } = openDeps(o);
-  try {
-    return fn(deps);
-  } finally {
-    db.close();
-  }
-}
-
-/** withDeps for work that awaits (a connection test, a backup): the database stays open until it settles. */
-export async function withDepsAsync<T>(o: DataDirOptions, fn: (deps: MailboxDeps) => Promise<T>): Promise<T> {
-  const { deps, db } = openDeps(o);
+/** Runs `fn` on the data directory; the database stays open until what it returns settles. */
+export async function withDeps<T>(o: DataDirOptions, fn: (deps: MailboxDeps) => Promise<T>): Promise<T> {
+  const { deps, db } = await openDeps(o);
   try {
     return await fn(deps);
   } finally {
-    db.close();
+    await db.close();
   }
 }

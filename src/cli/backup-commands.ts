@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { Db } from '../db/connection.js';
 import { backupDatabase } from '../db/backup.js';
 import { SECRET_FILE } from '../db/file-modes.js';
+import { SqliteDb } from '../db/sqlite.js';
 import { restoreDatabase } from '../store/restore.js';
-import { cliConfig, withDepsAsync } from './admin-context.js';
+import { cliConfig, withDeps } from './admin-context.js';
 import type { DataDirOptions } from './admin-context.js';
 import { common } from './admin-commands.js';
 import { CliError } from './errors.js';
@@ -24,8 +26,8 @@ export function registerBackupCommands(program: Command): void {
     if (!fs.existsSync(path.dirname(target))) {
       throw new CliError('not_found', `the directory ${path.dirname(target)} does not exist`);
     }
-    const { bytes, secretFile } = await withDepsAsync(o, async (deps) => ({
-      ...(await backupDatabase(deps.store.db, target)),
+    const { bytes, secretFile } = await withDeps(o, async (deps) => ({
+      ...(await backupDatabase(sqliteOf(deps.store.db), target)),
       secretFile: process.env.MAILROOM_SECRET
         ? undefined
         : path.join(path.dirname(deps.config.dbFile), SECRET_FILE),
@@ -56,4 +58,13 @@ export function registerBackupCommands(program: Command): void {
         `${summary.inboxes} inbox(es), ${summary.messages} message(s). Start the server on it.`,
     );
   });
+}
+
+/** The backup is SQLite's online copy of its file. */
+function sqliteOf(db: Db): SqliteDb {
+  if (db instanceof SqliteDb) return db;
+  throw new CliError(
+    'config_error',
+    `mailroom backup copies an SQLite file: back up ${db.name} with its engine's own tools`,
+  );
 }

@@ -38,7 +38,7 @@ export function registerServe(program: Command): void {
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
-    announce(mailroom);
+    await announce(mailroom);
   });
 }
 
@@ -49,7 +49,7 @@ const STOP_SLACK_S = 4;
  * Words for the person at the terminal, on stderr: stdout carries only the JSON log lines, so
  * a log collector can parse every one of them. The API key appears here once, never in a log line.
  */
-function announce(mailroom: Mailroom): void {
+async function announce(mailroom: Mailroom): Promise<void> {
   const { config } = mailroom;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const base = `http://${host}:${mailroom.http.port}`;
@@ -75,14 +75,14 @@ function announce(mailroom: Mailroom): void {
       `  printf 'From: you@example.com\\r\\nTo: ${boot.inbox}\\r\\nSubject: Hello\\r\\n\\r\\nHi agent!\\r\\n' | curl -s smtp://${host}:${mailroom.smtp.port} --mail-from you@example.com --mail-rcpt ${boot.inbox} -T -`,
     );
   } else {
-    lines.push('', ...keyHint(mailroom));
+    lines.push('', ...(await keyHint(mailroom)));
   }
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 /** A later start shows no key (only its hash is stored): say how to make one. */
-function keyHint(mailroom: Mailroom): string[] {
-  const users = mailroom.deps.store.users.list();
+async function keyHint(mailroom: Mailroom): Promise<string[]> {
+  const users = await mailroom.deps.store.users.list();
   const dir = mailroom.config.dataDir;
   const dataDir = dir === settings.dataDir.default ? '' : ` --data-dir ${/\s/.test(dir) ? `'${dir}'` : dir}`;
   if (users.length === 0) {

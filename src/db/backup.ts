@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { ConfigError } from '../config.js';
-import { Db } from './connection.js';
+import { SqliteDb } from './sqlite.js';
 import { createDataDir } from './file-modes.js';
 
 /** Pages per backup step: all of them, so the copy is one snapshot and is never restarted. */
@@ -15,7 +15,7 @@ const ALL_PAGES = 0x7fffffff;
  * failed backup never leaves a half file under the target's name. The copy is a single file
  * (rollback journal, no -wal) readable by this user alone: it holds mail and sealed secrets.
  */
-export async function backupDatabase(db: Db, target: string): Promise<{ bytes: number }> {
+export async function backupDatabase(db: SqliteDb, target: string): Promise<{ bytes: number }> {
   const partial = `${target}.partial`;
   fs.rmSync(partial, { force: true });
   fs.closeSync(fs.openSync(partial, 'wx', 0o600));
@@ -40,7 +40,7 @@ export async function backupDatabase(db: Db, target: string): Promise<{ bytes: n
 }
 
 /** A backup file opened read-only, to be checked before it replaces anything. */
-export function openBackup(file: string): Db {
+export function openBackup(file: string): SqliteDb {
   if (!fs.existsSync(file)) throw new ConfigError(`no backup file at ${file}`);
   let sqlite: BetterSqlite3.Database | undefined;
   try {
@@ -51,7 +51,7 @@ export function openBackup(file: string): Db {
       .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
       .get();
     if (!table) throw new ConfigError(`${file} is an SQLite database, but not one of Mailroom's`);
-    return new Db(sqlite);
+    return new SqliteDb(sqlite);
   } catch (error) {
     sqlite?.close();
     if (error instanceof ConfigError) throw error;
@@ -69,7 +69,7 @@ export function openBackup(file: string): Db {
  * and SQLite says SQLITE_BUSY otherwise. The old file is then held under an exclusive lock until
  * the copy has been renamed over it, so nothing can start using it in between.
  */
-export async function replaceDatabase(backup: Db, dbFile: string): Promise<void> {
+export async function replaceDatabase(backup: SqliteDb, dbFile: string): Promise<void> {
   createDataDir(path.dirname(dbFile));
   const lock = fs.existsSync(dbFile) ? lockExclusively(dbFile) : undefined;
   const partial = `${dbFile}.restoring`;

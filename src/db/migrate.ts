@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config.js';
-import type { Db } from './connection.js';
+import type { SqliteDb } from './sqlite.js';
 
 const migrationsDir = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
@@ -33,7 +33,7 @@ export function knownMigrations(dir = migrationsDir): string[] {
  * was. A database carrying a migration this release does not know (written by a newer Mailroom)
  * is refused before anything is changed.
  */
-export function runMigrations(db: Db, options: MigrateOptions = {}): string[] {
+export function runMigrations(db: SqliteDb, options: MigrateOptions = {}): string[] {
   const files = knownMigrations(options.dir);
   // Without the lock first: a database already up to date (every start but the first after an
   // upgrade) is only read.
@@ -59,18 +59,18 @@ export function runMigrations(db: Db, options: MigrateOptions = {}): string[] {
   }
 }
 
-const hasMigrationsTable = (db: Db) =>
+const hasMigrationsTable = (db: SqliteDb) =>
   db.sqlite
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
     .get() !== undefined;
 
-function readRecorded(db: Db): Set<string> {
+function readRecorded(db: SqliteDb): Set<string> {
   if (!hasMigrationsTable(db)) return new Set();
   const rows = db.sqlite.prepare('SELECT name FROM schema_migrations').all() as { name: string }[];
   return new Set(rows.map((r) => r.name));
 }
 
-function readApplied(db: Db, files: string[]): Set<string> {
+function readApplied(db: SqliteDb, files: string[]): Set<string> {
   const recorded = readRecorded(db);
   if (recorded.size > 0) return recorded;
   // The first release recorded only the number of the last migration applied, in user_version
@@ -80,7 +80,7 @@ function readApplied(db: Db, files: string[]): Set<string> {
   return new Set(files.filter((file) => Number(file.slice(0, 3)) <= version));
 }
 
-function pendingOf(db: Db, files: string[]): string[] {
+function pendingOf(db: SqliteDb, files: string[]): string[] {
   const applied = assertKnownSchema(db, files);
   return files.filter((file) => !applied.has(file));
 }
@@ -90,7 +90,7 @@ function pendingOf(db: Db, files: string[]): string[] {
  * not among `files`: the database was written by a newer Mailroom, whose schema this one must not
  * touch.
  */
-export function assertKnownSchema(db: Db, files = knownMigrations()): Set<string> {
+export function assertKnownSchema(db: SqliteDb, files = knownMigrations()): Set<string> {
   const applied = readApplied(db, files);
   const unknown = [...applied].filter((name) => !files.includes(name)).sort();
   if (unknown.length > 0) {
@@ -104,7 +104,7 @@ export function assertKnownSchema(db: Db, files = knownMigrations()): Set<string
 }
 
 /** BEGIN IMMEDIATE, waiting for the write lock: quietly at first, then saying so once. */
-function lockForWriting(db: Db, onWait?: (message: string) => void): void {
+function lockForWriting(db: SqliteDb, onWait?: (message: string) => void): void {
   const busyTimeout = db.sqlite.pragma('busy_timeout', { simple: true }) as number;
   try {
     db.sqlite.pragma(`busy_timeout = ${QUIET_WAIT_MS}`);

@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Db } from './connection.js';
+import { SqliteDb } from './sqlite.js';
 import { makeDataPrivate } from './file-modes.js';
 import { runMigrations } from './migrate.js';
 
@@ -14,7 +14,7 @@ export interface OpenOptions {
   onWait?: (message: string) => void;
 }
 
-export function openDatabase(options: OpenOptions): Db {
+export function openDatabase(options: OpenOptions): SqliteDb {
   if (options.file !== ':memory:') {
     for (const warning of makeDataPrivate(options.file)) options.onWarning?.(warning);
   }
@@ -25,11 +25,11 @@ export function openDatabase(options: OpenOptions): Db {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
-  const db = new Db(sqlite);
+  const db = new SqliteDb(sqlite);
   try {
     runMigrations(db, { onWait: options.onWait });
   } catch (error) {
-    db.close();
+    void db.close();
     throw error;
   }
   return db;

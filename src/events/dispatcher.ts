@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Worker } from '../mailroom.js';
+import type { Worker } from '../worker.js';
 import type { Store } from '../store/index.js';
 import type { DeliveryJob } from '../store/webhook-deliveries.js';
 import type { EventBus } from './bus.js';
@@ -50,6 +50,9 @@ export class WebhookDispatcher implements Worker {
   private readonly inFlightPerWebhook = new Map<string, number>();
   private running = false;
   private pumpScheduled = false;
+  /** The pump reading the queue now: one at a time, as when the store answered synchronously. */
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
 
@@ -76,6 +79,7 @@ export class WebhookDispatcher implements Worker {
     this.running = false;
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
+    await this.pumping;
     const settled = Promise.allSettled([...this.inFlight.values()]);
     await Promise.race([settled, new Promise((r) => setTimeout(r, this.timeoutMs + 1000).unref())]);
   }
@@ -89,18 +93,32 @@ export class WebhookDispatcher implements Worker {
     });
   }
 
+  /** A kick while a pump reads the queue runs one more pump after it, never a second at once. */
   private pump(): void {
     if (!this.running) return;
-    try {
-      this.claimAndSend();
-      this.scheduleNextLook();
-    } catch (err) {
-      this.opts.log.error({ err }, 'webhook dispatcher could not read its queue');
-      this.wakeIn(this.pollMs);
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
     }
+    this.pumping = this.pumpUntilQuiet().finally(() => {
+      this.pumping = null;
+    });
   }
 
-  private claimAndSend(): void {
+  private async pumpUntilQuiet(): Promise<void> {
+    do {
+      this.pumpAgain = false;
+      try {
+        await this.claimAndSend();
+        await this.scheduleNextLook();
+      } catch (err) {
+        this.opts.log.error({ err }, 'webhook dispatcher could not read its queue');
+        this.wakeIn(this.pollMs);
+      }
+    } while (this.pumpAgain && this.running);
+  }
+
+  private async claimAndSend(): Promise<void> {
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
     const { webhookDeliveries } = this.opts.store;
@@ -108,7 +126,7 @@ export class WebhookDispatcher implements Worker {
     const counts = new Map(this.inFlightPerWebhook);
     const full = [...counts].filter(([, n]) => n >= this.perWebhook).map(([id]) => id);
     const picked: number[] = [];
-    for (const candidate of webhookDeliveries.due(now, full, free * 4)) {
+    for (const candidate of await webhookDeliveries.due(now, full, free * 4)) {
       if (picked.length >= free) break;
       const n = counts.get(candidate.webhook_id) ?? 0;
       if (n >= this.perWebhook) continue;
@@ -116,13 +134,13 @@ export class WebhookDispatcher implements Worker {
       picked.push(candidate.id);
     }
     const leaseUntil = new Date(now.getTime() + this.timeoutMs + LEASE_SLACK_MS);
-    const claimed = webhookDeliveries.claim(picked, now, leaseUntil);
-    for (const job of webhookDeliveries.jobs(claimed)) this.send(job);
+    const claimed = await webhookDeliveries.claim(picked, now, leaseUntil);
+    for (const job of await webhookDeliveries.jobs(claimed)) this.send(job);
   }
 
   /** Wakes for the next due delivery, or after the poll interval, whichever is sooner. */
-  private scheduleNextLook(): void {
-    const next = this.opts.store.webhookDeliveries.nextDueAt();
+  private async scheduleNextLook(): Promise<void> {
+    const next = await this.opts.store.webhookDeliveries.nextDueAt();
     const dueIn = next === null ? Infinity : Date.parse(next) - Date.now();
     this.wakeIn(dueIn > 0 ? Math.min(dueIn, this.pollMs) : this.pollMs);
   }
@@ -153,7 +171,7 @@ export class WebhookDispatcher implements Worker {
   private async deliver(job: DeliveryJob): Promise<void> {
     const { store } = this.opts;
     if (job.webhook_status !== 'enabled' && job.event_type !== TEST_EVENT_TYPE) {
-      store.webhookDeliveries.fail(job.id, 'webhook disabled');
+      await store.webhookDeliveries.fail(job.id, 'webhook disabled');
       return;
     }
     const headers = webhookHeaders(job.secret, job.event_id, job.payload);
@@ -162,7 +180,7 @@ export class WebhookDispatcher implements Worker {
       allowPrivate: this.opts.allowPrivate,
     });
     // Stopped and the database closed while the post was out: the lease brings it back after restart.
-    if (!store.db.sqlite.open) return;
+    if (!store.db.open) return;
     await store.groupCommit.submit(() => this.record(job, result, new Date()));
     this.opts.log.debug(
       { webhook: job.webhook_id, event: job.event_id, status: result.status, ms: result.durationMs },
@@ -171,11 +189,11 @@ export class WebhookDispatcher implements Worker {
   }
 
   /** Runs inside the commit that logs the attempt: the delivery's next step and the webhook's health. */
-  private record(job: DeliveryJob, result: PostResult, at: Date): void {
+  private async record(job: DeliveryJob, result: PostResult, at: Date): Promise<void> {
     const { webhooks, webhookDeliveries } = this.opts.store;
     const isTest = job.event_type === TEST_EVENT_TYPE;
     const delay = result.ok || result.gone || isTest ? null : retryDelay(job.attempts + 1, this.delays);
-    const recorded = webhookDeliveries.recordAttempt({
+    const recorded = await webhookDeliveries.recordAttempt({
       deliveryId: job.id,
       webhookId: job.webhook_id,
       statusCode: result.status,
@@ -190,14 +208,14 @@ export class WebhookDispatcher implements Worker {
     });
     if (!recorded || isTest) return;
     if (result.ok) {
-      webhooks.markHealthy(job.webhook_id);
+      await webhooks.markHealthy(job.webhook_id);
     } else if (result.gone) {
-      webhooks.disable(job.webhook_id, 'gone', at);
+      await webhooks.disable(job.webhook_id, 'gone', at);
       this.opts.log.warn({ webhook: job.webhook_id }, 'webhook answered 410 Gone: disabled');
     } else {
-      const since = webhooks.markFailing(job.webhook_id, at);
+      const since = await webhooks.markFailing(job.webhook_id, at);
       if (since !== undefined && at.getTime() - Date.parse(since) >= this.disableAfterMs) {
-        webhooks.disable(job.webhook_id, 'failing', at);
+        await webhooks.disable(job.webhook_id, 'failing', at);
         this.opts.log.warn({ webhook: job.webhook_id, since }, 'webhook failing too long: disabled');
       }
     }

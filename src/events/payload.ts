@@ -1,4 +1,4 @@
-import type { EmailView } from '../mailbox/email-view.js';
+import type { EmailView } from '../mailbox/reading/email-view.js';
 import { withEventBody } from '../store/event-bodies.js';
 
 export { EVENT_BODY_LIMIT } from '../store/event-bodies.js';

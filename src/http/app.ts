@@ -29,7 +29,7 @@ import { registerThreadRoutes } from './routes/threads.js';
 export interface HttpOptions {
   deps: MailboxDeps;
   /** For /readyz: 'ready' once the listeners are up and the database takes writes. */
-  ready: () => 'ready' | 'starting' | 'unavailable';
+  ready: () => Promise<'ready' | 'starting' | 'unavailable'>;
   /** More /api/v1 route families (sending, labels, webhooks...) registered by their owners. */
   extraRoutes?: ((app: OpenAPIHono<AppEnv>) => void)[];
   /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
@@ -67,8 +67,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const bodyCheck = jsonBody(deps.config.maxBodyBytes);
 
   root.get('/healthz', (c) => c.json({ status: 'ok' }));
-  root.get('/readyz', (c) => {
-    const status = options.ready();
+  root.get('/readyz', async (c) => {
+    const status = await options.ready();
     return status === 'ready' ? c.json({ status }) : c.json({ status }, 503);
   });
   registerMetricsRoute(root, httpMetrics);

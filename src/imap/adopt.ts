@@ -38,21 +38,22 @@ const sha256 = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
  * internal date may tell them apart, else nothing is guessed and the remote one is imported
  * (the unmatched local copies are dropped at the end of the resync).
  */
-export function localCopyOf(
+export async function localCopyOf(
   store: Store,
   folderId: number,
   remote: { uid: number; messageId: string; source: Buffer; internalDate?: Date | string },
   lookalikes: RemoteLookalikes | null,
-): MessageRow | undefined {
-  let locals = store.imapState.unlinkedByMessageId(folderId, remote.messageId);
+): Promise<MessageRow | undefined> {
+  const candidates = await store.imapState.unlinkedByMessageId(folderId, remote.messageId);
   // Mail this server APPENDed without telling the UID: the oldest copy, as before.
-  if (!lookalikes) return locals[0];
+  if (!lookalikes) return candidates[0];
   const hash = sha256(remote.source);
-  locals = locals.filter((l) => {
-    if (l.size !== remote.source.length) return false;
-    const raw = store.messages.raw(l.id);
-    return !raw || sha256(raw) === hash;
-  });
+  const locals: MessageRow[] = [];
+  for (const l of candidates) {
+    if (l.size !== remote.source.length) continue;
+    const raw = await store.messages.raw(l.id);
+    if (!raw || sha256(raw) === hash) locals.push(l);
+  }
   if (locals.length === 1 && lookalikes.bySize.get(remote.uid) === 1) return locals[0];
   const when = timeOf(remote.internalDate);
   const sameDate = locals.filter((l) => Date.parse(l.received_at) === when);

@@ -43,10 +43,10 @@ export function mapFolders(
   remote: ListResponse[],
   log: Logger,
   options: { syncAllMail: boolean },
-): FolderRow[] {
+): Promise<FolderRow[]> {
   const mapped = new Map<number, FolderRow>();
   const claimed = new Set<string>();
-  return store.db.transaction(() => {
+  return store.db.transaction(async () => {
     const ordered = [...remote].sort((a, b) => Number(!a.specialUse) - Number(!b.specialUse));
     for (const entry of ordered) {
       const flags = [...entry.flags].map((f) => f.toLowerCase());
@@ -57,9 +57,9 @@ export function mapFolders(
       let local: FolderRow | undefined;
       if (role && !claimed.has(role)) {
         claimed.add(role);
-        local = store.folders.findBySpecialUse(inbox.id, role);
+        local = await store.folders.findBySpecialUse(inbox.id, role);
       } else {
-        local = store.folders.find(inbox.id, entry.path);
+        local = await store.folders.find(inbox.id, entry.path);
         if (local?.special_use) {
           log.info(
             { account: inbox.address, folder: entry.path },
@@ -67,12 +67,12 @@ export function mapFolders(
           );
           continue;
         }
-        local ??= store.folders.create(inbox.id, entry.path, { remotePath: entry.path });
+        local ??= await store.folders.create(inbox.id, entry.path, { remotePath: entry.path });
       }
       if (!local) continue;
       if (local.remote_path !== entry.path) {
-        store.imapState.setFolderRemote(local.id, entry.path);
-        local = store.folders.get(local.id)!;
+        await store.imapState.setFolderRemote(local.id, entry.path);
+        local = (await store.folders.get(local.id))!;
       }
       mapped.set(local.id, local);
     }

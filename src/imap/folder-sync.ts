@@ -1,7 +1,7 @@
 import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { parseInbound } from '../mailbox/parse-pool.js';
-import { appendEmailEvent, fileMessage, viewOfFiled } from '../mailbox/file-message.js';
+import { parseInbound } from '../mailbox/ingest/parse-message.js';
+import { appendEmailEvent, fileMessage, viewOfFiled } from '../mailbox/ingest/file-message.js';
 import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { FolderRow } from '../store/folders.js';
@@ -44,7 +44,7 @@ export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Pro
   const { store } = deps;
   const mailbox = await client.mailboxOpen(folder.remote_path!);
   const uidValidity = Number(mailbox.uidValidity);
-  const known = store.folders.get(folder.id)!;
+  const known = (await store.folders.get(folder.id))!;
   const first = known.uid_validity === null;
   const resync = !first && known.uid_validity !== uidValidity;
   if (resync) {
@@ -73,8 +73,9 @@ export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Pro
   await lock.run(async () => {
     if (!first && !resync) await syncFlags(ctx, folder, known.highest_modseq, mailbox.highestModseq);
     await syncExpunges(ctx, folder, mailbox.exists);
-    if (resync) for (const id of store.imapState.unlinkedIds(folder.id)) store.messages.remove(id);
-    store.imapState.setFolderSync(folder.id, {
+    if (resync)
+      for (const id of await store.imapState.unlinkedIds(folder.id)) await store.messages.remove(id);
+    await store.imapState.setFolderSync(folder.id, {
       uid_validity: uidValidity,
       highest_modseq: mailbox.highestModseq ? Number(mailbox.highestModseq) : null,
       uid_next_seen: mailbox.uidNext ?? Math.max(from, ...uids.map((u) => u + 1)),
@@ -88,10 +89,11 @@ async function fetchAndFile(
   uids: number[],
   announce: boolean,
   lookalikes: RemoteLookalikes | null,
-) {
+): Promise<void> {
   const { deps, client, inbox } = ctx;
   const { store } = deps;
-  const fresh = uids.filter((uid) => !store.imapState.byRemoteUid(folder.id, uid));
+  const fresh: number[] = [];
+  for (const uid of uids) if (!(await store.imapState.byRemoteUid(folder.id, uid))) fresh.push(uid);
   if (fresh.length === 0) return;
   const fetched: FetchMessageObject[] = await client.fetchAll(
     fresh.join(','),
@@ -103,23 +105,23 @@ async function fetchAndFile(
     if (message.source) parsed.push({ message, parsed: await parseInbound(deps, message.source) });
   }
   const events: EventRow[] = [];
-  store.db.transaction(() => {
+  await store.db.transaction(async () => {
     for (const { message, parsed: email } of parsed) {
-      if (store.imapState.byRemoteUid(folder.id, message.uid)) continue;
+      if (await store.imapState.byRemoteUid(folder.id, message.uid)) continue;
       const flags = normalFlags(message.flags);
-      const adopted = localCopyOf(
+      const adopted = await localCopyOf(
         store,
         folder.id,
         { ...message, messageId: email.messageId, source: message.source! },
         lookalikes,
       );
       if (adopted) {
-        store.imapState.setRemoteUid(adopted.id, message.uid);
-        if (!sameFlags(adopted.flags, flags)) store.messages.setFlags(adopted.id, flags);
+        await store.imapState.setRemoteUid(adopted.id, message.uid);
+        if (!sameFlags(adopted.flags, flags)) await store.messages.setFlags(adopted.id, flags);
         continue;
       }
       const date = message.internalDate;
-      const row = fileMessage(store, {
+      const row = await fileMessage(store, {
         inbox,
         folder,
         parsed: email,
@@ -127,10 +129,10 @@ async function fetchAndFile(
         flags,
         receivedAt: date instanceof Date ? date : date ? new Date(date) : new Date(),
       });
-      store.imapState.setRemoteUid(row.id, message.uid);
+      await store.imapState.setRemoteUid(row.id, message.uid);
       if (announce) {
         events.push(
-          appendEmailEvent(store, 'email.received', inbox, row, viewOfFiled(row, folder, email, false)),
+          await appendEmailEvent(store, 'email.received', inbox, row, viewOfFiled(row, folder, email, false)),
         );
       }
     }
@@ -157,12 +159,12 @@ async function syncFlags(
   } else {
     changed = await client.fetchAll('1:*', { uid: true, flags: true }, { uid: true });
   }
-  const byUid = new Map(deps.store.imapState.links(folder.id).map((l) => [l.remote_uid, l]));
-  deps.store.db.transaction(() => {
+  const byUid = new Map((await deps.store.imapState.links(folder.id)).map((l) => [l.remote_uid, l]));
+  await deps.store.db.transaction(async () => {
     for (const message of changed) {
       const link = byUid.get(message.uid);
       const flags = normalFlags(message.flags);
-      if (link && !sameFlags(link.flags, flags)) deps.store.messages.setFlags(link.id, flags);
+      if (link && !sameFlags(link.flags, flags)) await deps.store.messages.setFlags(link.id, flags);
     }
   });
 }
@@ -175,18 +177,18 @@ async function syncExpunges(
   const { client, deps } = ctx;
   const { store } = deps;
   const exists = client.mailbox ? client.mailbox.exists : existsAtSelect;
-  if (store.imapState.countLinked(folder.id) === exists) return;
+  if ((await store.imapState.countLinked(folder.id)) === exists) return;
   const all = await client.search({ all: true }, { uid: true });
   if (all === false || all === undefined) return;
   if (all.length === 0 && exists > 0) return;
   const present = new Set(all);
-  const missing = store.imapState.links(folder.id).filter((l) => !present.has(l.remote_uid));
+  const missing = (await store.imapState.links(folder.id)).filter((l) => !present.has(l.remote_uid));
   if (missing.length === 0) return;
   // A UID missing from one answer is not proof: ask again about exactly those.
   const again = await client.search({ uid: missing.map((l) => l.remote_uid).join(',') }, { uid: true });
   if (again === false || again === undefined) return;
   const still = new Set(again);
-  store.db.transaction(() => {
-    for (const link of missing) if (!still.has(link.remote_uid)) store.messages.remove(link.id);
+  await store.db.transaction(async () => {
+    for (const link of missing) if (!still.has(link.remote_uid)) await store.messages.remove(link.id);
   });
 }

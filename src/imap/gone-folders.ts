@@ -8,21 +8,26 @@ import type { Store } from '../store/index.js';
  * name is synced as a new folder). A standard folder (INBOX, Sent...) stays, unmapped and
  * without the mail that was on the server; any other goes with all its mail. No events fire.
  */
-export function dropFolderCopy(store: Store, folder: FolderRow, log: Logger, inbox: InboxRow): void {
-  store.db.transaction(() => {
+export async function dropFolderCopy(
+  store: Store,
+  folder: FolderRow,
+  log: Logger,
+  inbox: InboxRow,
+): Promise<void> {
+  await store.db.transaction(async () => {
     const ids = folder.special_use
-      ? store.imapState.links(folder.id).map((l) => l.id)
-      : store.imapState.allIds(folder.id);
-    for (const id of ids) store.messages.remove(id);
+      ? (await store.imapState.links(folder.id)).map((l) => l.id)
+      : await store.imapState.allIds(folder.id);
+    for (const id of ids) await store.messages.remove(id);
     if (folder.special_use) {
-      store.imapState.setFolderRemote(folder.id, null);
-      store.imapState.setFolderSync(folder.id, {
+      await store.imapState.setFolderRemote(folder.id, null);
+      await store.imapState.setFolderSync(folder.id, {
         uid_validity: null,
         highest_modseq: null,
         uid_next_seen: null,
       });
     } else {
-      store.folders.remove(folder.id);
+      await store.folders.remove(folder.id);
     }
   });
   log.info(
@@ -32,9 +37,14 @@ export function dropFolderCopy(store: Store, folder: FolderRow, log: Logger, inb
 }
 
 /** After a LIST: every mapped local folder whose remote path was not among those kept is gone. */
-export function dropGoneFolders(store: Store, inbox: InboxRow, kept: FolderRow[], log: Logger): void {
+export async function dropGoneFolders(
+  store: Store,
+  inbox: InboxRow,
+  kept: FolderRow[],
+  log: Logger,
+): Promise<void> {
   const keep = new Set(kept.map((f) => f.id));
-  for (const folder of store.folders.listOf(inbox.id)) {
-    if (folder.remote_path !== null && !keep.has(folder.id)) dropFolderCopy(store, folder, log, inbox);
+  for (const folder of await store.folders.listOf(inbox.id)) {
+    if (folder.remote_path !== null && !keep.has(folder.id)) await dropFolderCopy(store, folder, log, inbox);
   }
 }

@@ -1,5 +1,5 @@
 import type { ImapFlow } from 'imapflow';
-import type { RemoteConfig } from '../mailbox/backend.js';
+import type { RemoteConfig } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import type { FolderRow } from '../store/folders.js';
 import { nowIso } from '../store/ids.js';
@@ -48,7 +48,7 @@ export class InboxSync {
     let attempt = 0;
     while (!this.stopped) {
       try {
-        this.setState('connecting');
+        await this.setState('connecting');
         this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.deps.log);
         attempt = 0;
         await this.session(this.client);
@@ -59,7 +59,7 @@ export class InboxSync {
           { inbox: this.inboxId, host: hostOf(this.config.imap), err: message },
           'imap sync failed',
         );
-        this.setState('error', message);
+        await this.setState('error', message);
         await this.sleep(backoffMs(this.options, attempt++));
       } finally {
         const client = this.client;
@@ -73,20 +73,20 @@ export class InboxSync {
     let lastFull = 0;
     let folders: FolderRow[] = [];
     while (!this.stopped) {
-      const inbox = this.deps.store.inboxes.get(this.inboxId);
+      const inbox = await this.deps.store.inboxes.get(this.inboxId);
       if (!inbox) return;
       const full = Date.now() - lastFull >= this.options.pollMs || folders.length === 0;
       if (full) {
-        if (inbox.last_sync_at === null) this.setState('syncing');
+        if (inbox.last_sync_at === null) await this.setState('syncing');
         // Under the lock: a send that creates Sent meanwhile must not look gone to a LIST from before.
         folders = await this.lock.run(async () => {
           const remote = await client.list();
-          const mapped = mapFolders(this.deps.store, inbox, remote, this.deps.log, {
+          const mapped = await mapFolders(this.deps.store, inbox, remote, this.deps.log, {
             syncAllMail: this.deps.config.imapSyncAllMail,
           });
           // A LIST without INBOX is a server fault, not every folder deleted.
           if (remote.some((entry) => entry.path.toUpperCase() === 'INBOX')) {
-            dropGoneFolders(this.deps.store, inbox, mapped, this.deps.log);
+            await dropGoneFolders(this.deps.store, inbox, mapped, this.deps.log);
           }
           return mapped;
         });
@@ -104,7 +104,7 @@ export class InboxSync {
       };
       for (const folder of full ? folders : folders.slice(0, 1)) {
         if (this.stopped) return;
-        const current = this.deps.store.folders.get(folder.id);
+        const current = await this.deps.store.folders.get(folder.id);
         if (!current?.remote_path) continue;
         try {
           await syncFolder(ctx, current);
@@ -114,7 +114,7 @@ export class InboxSync {
           await this.lock.run(async () => dropFolderCopy(this.deps.store, current, this.deps.log, inbox));
         }
       }
-      this.setState('synced', null, nowIso());
+      await this.setState('synced', null, nowIso());
       await this.waitForChange(client, folders[0]);
     }
   }
@@ -124,7 +124,7 @@ export class InboxSync {
     if (!inbox?.remote_path) return this.sleep(this.options.pollMs);
     const selected = await client.mailboxOpen(inbox.remote_path);
     // Mail or flag changes that came after this folder's sync, before this SELECT: no IDLE needed.
-    const seen = this.deps.store.folders.get(inbox.id);
+    const seen = await this.deps.store.folders.get(inbox.id);
     const uidNext = selected.uidNext ?? 0;
     const modseq = selected.highestModseq;
     if (!seen || uidNext > (seen.uid_next_seen ?? 0)) return;
@@ -168,9 +168,9 @@ export class InboxSync {
     });
   }
 
-  private setState(state: SyncState, error: string | null = null, lastSyncAt?: string): void {
-    if (!this.deps.store.db.sqlite.open) return;
-    this.deps.store.inboxes.setSyncState(this.inboxId, {
+  private async setState(state: SyncState, error: string | null = null, lastSyncAt?: string): Promise<void> {
+    if (!this.deps.store.db.open) return;
+    await this.deps.store.inboxes.setSyncState(this.inboxId, {
       sync_state: state,
       ...(state === 'error' || state === 'synced' ? { sync_error: error } : {}),
       ...(lastSyncAt ? { last_sync_at: lastSyncAt } : {}),

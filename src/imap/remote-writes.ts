@@ -1,6 +1,6 @@
 import type { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
-import type { RemoteConfig, RemoteMailbox, SubmitResult } from '../mailbox/backend.js';
+import type { RemoteConfig, RemoteMailbox, SubmitResult } from '../mailbox/remote.js';
 import { MailroomError, Upstream } from '../mailbox/errors.js';
 import type { FolderRow } from '../store/folders.js';
 import { closeImap, openImap, remoteError } from './connection.js';

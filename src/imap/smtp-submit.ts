@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { SubmitResult } from '../mailbox/backend.js';
+import type { SubmitResult } from '../mailbox/remote.js';
 import { remoteError } from './connection.js';
 
 function transportOf(url: string, timeoutMs: number) {

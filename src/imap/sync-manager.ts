@@ -1,4 +1,4 @@
-import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/backend.js';
+import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { openJson } from '../store/sealing.js';
 import type { InboxRow } from '../store/inboxes.js';
@@ -22,6 +22,8 @@ export class ImapSyncManager implements RemoteBackends {
   private readonly options: ImapSyncOptions;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** Refreshes run one after another: two at once could each start a sync of the same inbox. */
+  private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: MailboxDeps,
@@ -40,6 +42,7 @@ export class ImapSyncManager implements RemoteBackends {
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
+    await this.refreshing;
     const all = [...this.syncs.values()];
     this.syncs.clear();
     await Promise.all(all.map((s) => s.stop()));
@@ -60,8 +63,18 @@ export class ImapSyncManager implements RemoteBackends {
   }
 
   private refresh(): void {
-    if (!this.running || !this.deps.store.db.sqlite.open) return;
-    const connected = new Map(this.deps.store.imapState.connectedInboxes().map((i) => [i.id, i]));
+    this.refreshing = this.refreshing
+      .then(() => this.refreshNow())
+      .catch((error: unknown) => {
+        this.deps.log.error({ err: error }, 'imap sync could not read the connected inboxes');
+      });
+  }
+
+  private async refreshNow(): Promise<void> {
+    if (!this.running || !this.deps.store.db.open) return;
+    const connected = new Map((await this.deps.store.imapState.connectedInboxes()).map((i) => [i.id, i]));
+    // Stopped while the list was read: stop() stops what is in `syncs`, so start nothing more.
+    if (!this.running) return;
     for (const [id, sync] of this.syncs) {
       if (connected.has(id)) continue;
       this.syncs.delete(id);
@@ -73,12 +86,13 @@ export class ImapSyncManager implements RemoteBackends {
       try {
         config = this.configOf(inbox);
       } catch (error) {
-        this.deps.store.inboxes.setSyncState(id, {
+        await this.deps.store.inboxes.setSyncState(id, {
           sync_state: 'error',
           sync_error: (error as Error).message,
         });
         continue;
       }
+      if (!this.running) return;
       const sync = new InboxSync(this.deps, id, config, this.lockOf(id), this.options);
       this.syncs.set(id, sync);
       sync.start();

@@ -5,8 +5,8 @@ import type { FolderRow } from '../store/folders.js';
 import type { MessageRow } from '../store/messages.js';
 
 /** The caller's inbox named by `account`; 403 alike whether it exists for someone else or not at all. */
-export function requireInbox(deps: MailboxDeps, userId: number, account: string): InboxRow {
-  const inbox = deps.store.inboxes.findByAddress(account.trim());
+export async function requireInbox(deps: MailboxDeps, userId: number, account: string): Promise<InboxRow> {
+  const inbox = await deps.store.inboxes.findByAddress(account.trim());
   if (!inbox || inbox.user_id !== userId) throw new Forbidden();
   return inbox;
 }
@@ -15,31 +15,31 @@ export function requireInbox(deps: MailboxDeps, userId: number, account: string)
 const SPECIAL_USE_NAMES = new Map([['junk', '\\Junk']]); // a Map: `__proto__` is a folder name too
 
 /** A folder by name, case-insensitively, or the standard folder another client's name means. */
-function findFolder(deps: MailboxDeps, inbox: InboxRow, name: string): FolderRow | undefined {
+async function findFolder(deps: MailboxDeps, inbox: InboxRow, name: string): Promise<FolderRow | undefined> {
   const specialUse = SPECIAL_USE_NAMES.get(name.toLowerCase());
   return (
-    deps.store.folders.find(inbox.id, name) ??
-    (specialUse ? deps.store.folders.findBySpecialUse(inbox.id, specialUse) : undefined)
+    (await deps.store.folders.find(inbox.id, name)) ??
+    (specialUse ? await deps.store.folders.findBySpecialUse(inbox.id, specialUse) : undefined)
   );
 }
 
-export function requireFolder(deps: MailboxDeps, inbox: InboxRow, name: string): FolderRow {
-  const folder = findFolder(deps, inbox, name);
+export async function requireFolder(deps: MailboxDeps, inbox: InboxRow, name: string): Promise<FolderRow> {
+  const folder = await findFolder(deps, inbox, name);
   if (!folder) throw new NotFound(`no folder named ${JSON.stringify(name)} in ${inbox.address}`);
   return folder;
 }
 
 /** A message by uid, optionally required to be in a folder. */
-export function requireMessage(
+export async function requireMessage(
   deps: MailboxDeps,
   inbox: InboxRow,
   uid: number,
   folderName?: string,
-): { message: MessageRow; folder: FolderRow } {
-  const message = deps.store.messages.getByUid(inbox.id, uid);
-  const folder = message ? deps.store.folders.get(message.folder_id) : undefined;
+): Promise<{ message: MessageRow; folder: FolderRow }> {
+  const message = await deps.store.messages.getByUid(inbox.id, uid);
+  const folder = message ? await deps.store.folders.get(message.folder_id) : undefined;
   if (!message || !folder) throw new NotFound(`no email with uid ${uid} in ${inbox.address}`);
-  if (folderName !== undefined && findFolder(deps, inbox, folderName)?.id !== folder.id) {
+  if (folderName !== undefined && (await findFolder(deps, inbox, folderName))?.id !== folder.id) {
     throw new NotFound(`no email with uid ${uid} in folder ${folderName}`);
   }
   return { message, folder };

@@ -3,49 +3,7 @@ import type { InboxRow } from '../store/inboxes.js';
 import type { MessageRow } from '../store/messages.js';
 import type { MailboxDeps } from './deps.js';
 import { Unprocessable } from './errors.js';
-
-/**
- * Two backends, one interface (ARCHITECTURE rule 5). A hosted inbox's backend is the local
- * store alone: the verbs change it in one transaction. A connected inbox also has a remote
- * mailbox, changed first; only when the remote accepted does the same local change follow.
- * Every remote method throws `Upstream` (502) when the server refuses and `Unprocessable` (422)
- * when it cannot be reached, before anything local has changed.
- */
-export interface RemoteMailbox {
-  /** Runs fn while this inbox's sync is held off, so it never sees a half-applied write. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  setFlags(folder: FolderRow, remoteUid: number, add: string[], remove: string[]): Promise<void>;
-  /** Moves a message; answers its UID in the destination when the server tells it (UIDPLUS). */
-  move(from: FolderRow, remoteUid: number, to: FolderRow): Promise<number | null>;
-  /** Deletes a message for good (\Deleted, then UID EXPUNGE). */
-  expunge(folder: FolderRow, remoteUid: number): Promise<void>;
-  /** Creates a folder (an existing one is fine); answers its path on the server. */
-  createFolder(name: string): Promise<string>;
-  /** Appends a message; answers its UID when the server tells it. */
-  append(folder: FolderRow, raw: Buffer, flags: string[]): Promise<number | null>;
-  /** Sends through the mailbox's own SMTP server. */
-  submit(envelope: { from: string; to: string[] }, raw: Buffer): Promise<SubmitResult>;
-}
-
-export interface SubmitResult {
-  accepted: string[];
-  rejected: string[];
-}
-
-/** The connection settings of an external mailbox (stored sealed, never returned). */
-export interface RemoteConfig {
-  imap: string;
-  smtp: string;
-}
-
-/** What src/imap provides to the mailbox layer (wired in createMailroom). */
-export interface RemoteBackends {
-  of(inbox: InboxRow): RemoteMailbox;
-  /** Logs in over IMAP and greets the SMTP server; throws Upstream or Unprocessable when either fails. */
-  verify(config: RemoteConfig): Promise<void>;
-  /** Connected inboxes were added or removed: start or stop their sync now. */
-  inboxesChanged(): void;
-}
+import type { RemoteMailbox } from './remote.js';
 
 /** The remote mailbox behind a connected inbox, or null for a hosted one. */
 export function remoteOf(deps: MailboxDeps, inbox: InboxRow): RemoteMailbox | null {

@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events/bus.js';
 import type { Store } from '../store/index.js';
-import type { RemoteBackends } from './backend.js';
-import type { IngestWriter } from './ingest-writer.js';
-import type { ParsePool } from './parse-pool.js';
-import type { EmailWaiters } from './wait-for-email.js';
+import type { RemoteBackends } from './remote.js';
+import type { IngestWriter } from './ingest/ingest-writer.js';
+import type { ParsePool } from './ingest/parse-pool.js';
+import type { EmailWaiters } from './events/wait-for-email.js';
 
 /** What every verb needs. Built once by createMailroom. */
 export interface MailboxDeps {

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { account, isoDateQuery } from '../http/schemas/common.js';
 import { ListEmailsQuery } from '../http/schemas/emails.js';
-import { listAccounts } from '../mailbox/accounts.js';
-import { listEmails, listThreads, readAttachment, readEmail, readThread } from '../mailbox/read.js';
-import { WAIT_MAX_SECONDS, waitForEmails } from '../mailbox/wait-for-email.js';
+import { listAccounts } from '../mailbox/reading/accounts.js';
+import { listEmails, listThreads, readAttachment, readEmail, readThread } from '../mailbox/reading/read.js';
+import { WAIT_MAX_SECONDS, waitForEmails } from '../mailbox/events/wait-for-email.js';
 import type { McpTool } from './tool-kit.js';
 import { defineTool } from './tool-kit.js';
 
@@ -36,7 +36,7 @@ export const readingTools: McpTool[] = [
     description: 'The inboxes this API key reaches: their addresses are the `account` of every other tool.',
     annotations: { title: 'List inboxes', ...READ_ONLY },
     params: {},
-    run: ({ deps, userId }) => ({ accounts: listAccounts(deps, userId) }),
+    run: async ({ deps, userId }) => ({ accounts: await listAccounts(deps, userId) }),
   }),
   defineTool({
     name: 'list_emails',
@@ -54,7 +54,9 @@ export const readingTools: McpTool[] = [
       'One email with its full text and html (and extractedText/extractedHtml). Reading does not mark it read.',
     annotations: { title: 'Read an email', ...READ_ONLY },
     params: { account, uid, folder: inFolder },
-    run: ({ deps, userId }, p) => ({ email: readEmail(deps, userId, p.account, p.uid, p.folder ?? 'INBOX') }),
+    run: async ({ deps, userId }, p) => ({
+      email: await readEmail(deps, userId, p.account, p.uid, p.folder ?? 'INBOX'),
+    }),
   }),
   defineTool({
     name: 'wait_for_email',

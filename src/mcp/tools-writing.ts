@@ -3,11 +3,11 @@ import { account } from '../http/schemas/common.js';
 import { CreateLabelBody } from '../http/schemas/labels.js';
 import { ApplyLabelsBody, UpdateEmailBody } from '../http/schemas/organise.js';
 import { CreateDraftBody, ForwardBody, ReplyBody, SendBody, UpdateDraftBody } from '../http/schemas/send.js';
-import { createDraft, deleteDraft, sendDraft, updateDraft } from '../mailbox/drafts.js';
-import { applyLabels, createLabel, listLabels } from '../mailbox/labels.js';
-import { deleteEmail, updateEmail } from '../mailbox/organise.js';
-import { forwardEmail, replyToEmail } from '../mailbox/reply-forward.js';
-import { sendEmail } from '../mailbox/send.js';
+import { createDraft, deleteDraft, sendDraft, updateDraft } from '../mailbox/drafts/drafts.js';
+import { applyLabels, createLabel, listLabels } from '../mailbox/organising/labels.js';
+import { deleteEmail, updateEmail } from '../mailbox/organising/organise.js';
+import { forwardEmail, replyToEmail } from '../mailbox/sending/reply-forward.js';
+import { sendEmail } from '../mailbox/sending/send.js';
 import type { McpTool } from './tool-kit.js';
 import { defineTool } from './tool-kit.js';
 import { inFolder, uid } from './tools-reading.js';
@@ -113,7 +113,7 @@ export const writingTools: McpTool[] = [
     annotations: { title: 'Create a label', ...CHANGES, idempotentHint: false },
     params: {},
     body: CreateLabelBody,
-    run: ({ deps, userId }, _p, body) => ({ label: createLabel(deps, userId, body) }),
+    run: async ({ deps, userId }, _p, body) => ({ label: await createLabel(deps, userId, body) }),
   }),
   defineTool({
     name: 'label_email',
@@ -121,6 +121,8 @@ export const writingTools: McpTool[] = [
     annotations: { title: 'Label an email', ...CHANGES, idempotentHint: true },
     params: { account, uid, folder: inFolder },
     body: ApplyLabelsBody,
-    run: ({ deps, userId }, ref, body) => ({ email: applyLabels(deps, userId, ref, body.labels) }),
+    run: async ({ deps, userId }, ref, body) => ({
+      email: await applyLabels(deps, userId, ref, body.labels),
+    }),
   }),
 ];

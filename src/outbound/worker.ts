@@ -52,6 +52,9 @@ export class OutboundWorker {
   private readonly inHand = new Set<number>();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  /** The scan of the queue now: one at a time, or two could launch the same rows. */
+  private scanning: Promise<void> | null = null;
+  private scanAgain = false;
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
 
@@ -77,6 +80,7 @@ export class OutboundWorker {
     this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.scanning;
     const all = Promise.allSettled([...this.running]);
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
     this.transport.close();
@@ -96,15 +100,35 @@ export class OutboundWorker {
 
   private tick(): void {
     this.timer = null;
-    if (this.stopped || !this.deps.store.db.sqlite.open) return;
+    if (this.scanning) {
+      this.scanAgain = true;
+      return;
+    }
+    this.scanning = this.scanUntilQuiet().finally(() => {
+      this.scanning = null;
+    });
+  }
+
+  private async scanUntilQuiet(): Promise<void> {
+    do {
+      this.scanAgain = false;
+      await this.scan();
+    } while (this.scanAgain);
+  }
+
+  private async scan(): Promise<void> {
+    if (this.stopped || !this.deps.store.db.open) return;
     try {
       const free = MAX_PARALLEL - this.running.size;
       if (free > 0) {
-        const rows = this.deps.store.deliveries.due(new Date().toISOString(), [...this.inHand], BATCH);
-        for (const job of this.jobsOf(rows).slice(0, free)) this.launch(job);
+        const rows = await this.deps.store.deliveries.due(new Date().toISOString(), [...this.inHand], BATCH);
+        const jobs = await this.jobsOf(rows);
+        // Stopped while the queue was read: the rows stay due for the next start.
+        if (this.stopped) return;
+        for (const job of jobs.slice(0, free)) this.launch(job);
       }
       if (this.running.size >= MAX_PARALLEL) return this.schedule(this.options.pollMs);
-      const next = this.deps.store.deliveries.nextDueAt([...this.inHand]);
+      const next = await this.deps.store.deliveries.nextDueAt([...this.inHand]);
       const wait = next === null ? this.options.pollMs : Date.parse(next) - Date.now();
       this.schedule(Math.min(wait, this.options.pollMs));
     } catch (error) {
@@ -113,14 +137,14 @@ export class OutboundWorker {
     }
   }
 
-  private jobsOf(rows: DeliveryRow[]): DeliveryJob[] {
+  private async jobsOf(rows: DeliveryRow[]): Promise<DeliveryJob[]> {
     const jobs = new Map<string, DeliveryJob>();
     for (const row of rows) {
       const domain = (row.recipient.split('@')[1] ?? '').toLowerCase();
       const key = `${row.message_id} ${domain}`;
       let job = jobs.get(key);
       if (!job) {
-        const message = this.deps.store.messages.get(row.message_id);
+        const message = await this.deps.store.messages.get(row.message_id);
         if (!message) continue;
         job = {
           messageId: message.id,
@@ -152,12 +176,12 @@ export class OutboundWorker {
 
   private async attempt(job: DeliveryJob): Promise<void> {
     const { store, log } = this.deps;
-    const raw = store.messages.raw(job.messageId);
+    const raw = await store.messages.raw(job.messageId);
     if (!raw) return;
     const outgoing = this.transport.signs ? await this.signed(raw, job.sender) : raw;
     const recipients = job.rows.map((r) => r.recipient);
     const outcomes = await this.transport.send(job.domain, { from: job.sender, to: recipients }, outgoing);
-    if (!store.db.sqlite.open) return;
+    if (!store.db.open) return;
     const at = new Date();
     const settled = job.rows.map((row) => {
       const outcome = outcomes.find((o) => o.recipient.toLowerCase() === row.recipient.toLowerCase()) ?? {
@@ -186,7 +210,7 @@ export class OutboundWorker {
   private async signed(raw: Buffer, sender: string): Promise<Buffer> {
     const domain = sender.split('@')[1] ?? '';
     try {
-      const key = this.deps.store.domains.signingKey(domain);
+      const key = await this.deps.store.domains.signingKey(domain);
       return key ? await signWithDkim(raw, key) : raw;
     } catch (error) {
       this.deps.log.error({ err: error, domain }, 'DKIM signing failed; sending unsigned');

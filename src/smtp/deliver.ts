@@ -1,6 +1,6 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { receiveMessage } from '../mailbox/receive.js';
+import { receiveMessage } from '../mailbox/ingest/receive.js';
 import type { InboxRow } from '../store/inboxes.js';
 import type { DnsResolver } from './auth-check.js';
 import { checkAuthentication } from './auth-check.js';

@@ -19,11 +19,11 @@ export class ApiKeyStore {
   constructor(private readonly db: Db) {}
 
   /** Returns the row and the plaintext key (random unless given), which is never stored. */
-  create(
+  async create(
     userId: number,
     name = '',
     key = API_KEY_PREFIX + crypto.randomBytes(32).toString('base64url'),
-  ): { row: ApiKeyRow; key: string } {
+  ): Promise<{ row: ApiKeyRow; key: string }> {
     const row: ApiKeyRow = {
       id: newId('key', 9),
       user_id: userId,
@@ -33,14 +33,14 @@ export class ApiKeyStore {
       last_used_at: null,
       revoked_at: null,
     };
-    this.db.run(this.db.kysely.insertInto('api_keys').values({ ...row, hash: sha256Hex(key) }));
+    await this.db.run(this.db.kysely.insertInto('api_keys').values({ ...row, hash: sha256Hex(key) }));
     return { row, key };
   }
 
   /** The active key's row for a presented plaintext key, or undefined. */
-  authenticate(key: string): ApiKeyRow | undefined {
+  async authenticate(key: string): Promise<ApiKeyRow | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
-    return this.db.first(
+    return await this.db.first(
       this.db.kysely
         .selectFrom('api_keys')
         .select(['id', 'user_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
@@ -50,39 +50,41 @@ export class ApiKeyStore {
   }
 
   /** Whether the key still exists (its user was not removed) and is not revoked. */
-  isActive(id: string): boolean {
+  async isActive(id: string): Promise<boolean> {
     return (
-      this.db.first(
+      (await this.db.first(
         this.db.kysely
           .selectFrom('api_keys')
           .select('id')
           .where('id', '=', id)
           .where('revoked_at', 'is', null),
-      ) !== undefined
+      )) !== undefined
     );
   }
 
-  touch(id: string, at = nowIso()): void {
-    this.db.run(this.db.kysely.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id));
+  async touch(id: string, at = nowIso()): Promise<void> {
+    await this.db.run(this.db.kysely.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id));
   }
 
-  list(userId?: number): ApiKeyRow[] {
+  async list(userId?: number): Promise<ApiKeyRow[]> {
     let q = this.db.kysely
       .selectFrom('api_keys')
       .select(['id', 'user_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
       .orderBy('created_at');
     if (userId !== undefined) q = q.where('user_id', '=', userId);
-    return this.db.all(q);
+    return await this.db.all(q);
   }
 
-  revoke(id: string): boolean {
+  async revoke(id: string): Promise<boolean> {
     return (
-      this.db.run(
-        this.db.kysely
-          .updateTable('api_keys')
-          .set({ revoked_at: nowIso() })
-          .where('id', '=', id)
-          .where('revoked_at', 'is', null),
+      (
+        await this.db.run(
+          this.db.kysely
+            .updateTable('api_keys')
+            .set({ revoked_at: nowIso() })
+            .where('id', '=', id)
+            .where('revoked_at', 'is', null),
+        )
       ).changes > 0
     );
   }

@@ -27,10 +27,10 @@ export interface DeliveryChange {
 export class DeliveryStore {
   constructor(private readonly db: Db) {}
 
-  insert(rows: NewDelivery[], at = new Date()): void {
+  async insert(rows: NewDelivery[], at = new Date()): Promise<void> {
     const now = nowIso(at);
     for (const row of rows) {
-      this.db.run(
+      await this.db.run(
         this.db.kysely.insertInto('deliveries').values({
           message_id: row.messageId,
           recipient: row.recipient,
@@ -44,78 +44,73 @@ export class DeliveryStore {
     }
   }
 
-  forMessage(messageId: number): DeliveryRow[] {
-    return this.db.all(
+  async forMessage(messageId: number): Promise<DeliveryRow[]> {
+    return await this.db.all(
       this.db.kysely.selectFrom('deliveries').selectAll().where('message_id', '=', messageId).orderBy('id'),
     );
   }
 
   /** Rows waiting for an attempt that is due, oldest first, leaving out those already in hand. */
-  due(now: string, excludeIds: number[], limit: number): DeliveryRow[] {
-    return this.db
-      .raw(
-        `SELECT * FROM deliveries
+  async due(now: string, excludeIds: number[], limit: number): Promise<DeliveryRow[]> {
+    return (await this.db.rawAll(
+      `SELECT * FROM deliveries
          WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ?
            AND id NOT IN (SELECT value FROM json_each(?))
          ORDER BY next_attempt_at, id LIMIT ?`,
-      )
-      .all(now, JSON.stringify(excludeIds), limit) as DeliveryRow[];
+      now,
+      JSON.stringify(excludeIds),
+      limit,
+    )) as DeliveryRow[];
   }
 
   /** The earliest due time among waiting rows not in hand, or null when nothing waits. */
-  nextDueAt(excludeIds: number[]): string | null {
-    const row = this.db
-      .raw(
-        `SELECT min(next_attempt_at) AS at FROM deliveries
+  async nextDueAt(excludeIds: number[]): Promise<string | null> {
+    const row = (await this.db.rawFirst(
+      `SELECT min(next_attempt_at) AS at FROM deliveries
          WHERE status IN ('queued', 'deferred') AND id NOT IN (SELECT value FROM json_each(?))`,
-      )
-      .get(JSON.stringify(excludeIds)) as { at: string | null };
+      JSON.stringify(excludeIds),
+    )) as { at: string | null };
     return row.at;
   }
 
   /** Applies an outcome to a row still waiting; returns false when it was settled or removed meanwhile. */
-  update(id: number, change: DeliveryChange, at = new Date()): boolean {
+  async update(id: number, change: DeliveryChange, at = new Date()): Promise<boolean> {
     const now = nowIso(at);
-    const result = this.db
-      .raw(
-        `UPDATE deliveries SET status = ?, next_attempt_at = ?, last_error = ?, remote_mta = ?,
+    const result = await this.db.rawRun(
+      `UPDATE deliveries SET status = ?, next_attempt_at = ?, last_error = ?, remote_mta = ?,
            attempts = attempts + ?, last_attempt_at = CASE WHEN ? THEN ? ELSE last_attempt_at END,
            updated_at = ?
          WHERE id = ? AND status IN ('queued', 'deferred')`,
-      )
-      .run(
-        change.status,
-        change.nextAttemptAt,
-        change.lastError,
-        change.remoteMta,
-        change.attempted ? 1 : 0,
-        change.attempted ? 1 : 0,
-        now,
-        now,
-        id,
-      );
+      change.status,
+      change.nextAttemptAt,
+      change.lastError,
+      change.remoteMta,
+      change.attempted ? 1 : 0,
+      change.attempted ? 1 : 0,
+      now,
+      now,
+      id,
+    );
     return result.changes > 0;
   }
 
   /** Rewrites the `messages.delivery` cache of the sent message from its delivery rows. */
-  syncMessageCache(messageId: number): void {
-    this.db
-      .raw(
-        `UPDATE messages SET delivery = (
+  async syncMessageCache(messageId: number): Promise<void> {
+    await this.db.rawRun(
+      `UPDATE messages SET delivery = (
            SELECT json_group_array(json_object('recipient', recipient, 'status', status))
            FROM (SELECT recipient, status FROM deliveries WHERE message_id = ? ORDER BY id)
          ) WHERE id = ?`,
-      )
-      .run(messageId, messageId);
+      messageId,
+      messageId,
+    );
   }
 
   /** How many rows wait in each waiting status (for metrics and tests). */
-  depth(): { queued: number; deferred: number } {
-    const rows = this.db
-      .raw(
-        `SELECT status, count(*) AS n FROM deliveries WHERE status IN ('queued', 'deferred') GROUP BY status`,
-      )
-      .all() as { status: 'queued' | 'deferred'; n: number }[];
+  async depth(): Promise<{ queued: number; deferred: number }> {
+    const rows = (await this.db.rawAll(
+      `SELECT status, count(*) AS n FROM deliveries WHERE status IN ('queued', 'deferred') GROUP BY status`,
+    )) as { status: 'queued' | 'deferred'; n: number }[];
     const out = { queued: 0, deferred: 0 };
     for (const row of rows) out[row.status] = row.n;
     return out;

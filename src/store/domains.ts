@@ -22,23 +22,23 @@ export class DomainStore {
   ) {}
 
   /** Stores the DKIM private key sealed with MAILROOM_SECRET. */
-  create(row: NewDomain): void {
+  async create(row: NewDomain): Promise<void> {
     const dkim_private_key = this.sealer.seal('dkim-private-key', row.dkim_private_key);
-    this.db.run(this.db.kysely.insertInto('domains').values({ ...row, dkim_private_key }));
+    await this.db.run(this.db.kysely.insertInto('domains').values({ ...row, dkim_private_key }));
   }
 
-  find(name: string): DomainRow | undefined {
-    return this.db.first(
+  async find(name: string): Promise<DomainRow | undefined> {
+    return await this.db.first(
       this.db.kysely.selectFrom('domains').select(COLUMNS).where('name', '=', name.toLowerCase()),
     );
   }
 
-  list(): DomainRow[] {
-    return this.db.all(this.db.kysely.selectFrom('domains').select(COLUMNS).orderBy('name'));
+  async list(): Promise<DomainRow[]> {
+    return await this.db.all(this.db.kysely.selectFrom('domains').select(COLUMNS).orderBy('name'));
   }
 
-  signingKey(name: string): DkimKey | undefined {
-    const row = this.db.first(
+  async signingKey(name: string): Promise<DkimKey | undefined> {
+    const row = await this.db.first(
       this.db.kysely
         .selectFrom('domains')
         .select(['name', 'dkim_selector', 'dkim_private_key'])
@@ -49,9 +49,10 @@ export class DomainStore {
     return { domain: row.name, selector: row.dkim_selector, privateKey };
   }
 
-  remove(name: string): boolean {
+  async remove(name: string): Promise<boolean> {
     return (
-      this.db.run(this.db.kysely.deleteFrom('domains').where('name', '=', name.toLowerCase())).changes > 0
+      (await this.db.run(this.db.kysely.deleteFrom('domains').where('name', '=', name.toLowerCase())))
+        .changes > 0
     );
   }
 }

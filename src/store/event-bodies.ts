@@ -34,9 +34,9 @@ export function withoutEventBody(payload: { data: { email: EventEmailBody } }): 
 }
 
 /** A stored event body with the text and html of message `bodyOf` put back in. */
-export function fillEventBody(db: Db, payload: string, bodyOf: number | null): string {
+export async function fillEventBody(db: Db, payload: string, bodyOf: number | null): Promise<string> {
   if (bodyOf === null) return payload;
-  const body = db.raw('SELECT text, html FROM messages WHERE id = ?').get(bodyOf) as
+  const body = (await db.rawFirst('SELECT text, html FROM messages WHERE id = ?', bodyOf)) as
     { text: string; html: string } | undefined;
   // Cannot happen: a message is only deleted after its body was written back into its events.
   if (!body) return payload;

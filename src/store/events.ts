@@ -37,7 +37,7 @@ export class EventStore {
    * Appends an event and one pending delivery for each enabled webhook of the user that wants it.
    * Call inside the transaction of the change that causes the event.
    */
-  append(event: NewEvent, at = new Date()): EventRow {
+  async append(event: NewEvent, at = new Date()): Promise<EventRow> {
     const id = newId('evt');
     const created_at = nowIso(at);
     const body = { id, type: event.type, created_at, data: event.data };
@@ -48,34 +48,49 @@ export class EventStore {
       bodyOf === null
         ? payload
         : JSON.stringify(withoutEventBody(body as { data: { email: EventEmailBody } }));
-    const { lastInsertRowid: seq } = this.db.insert('events', { ...row, payload: stored, body_of: bodyOf });
-    const queued = this.db
-      .raw(FAN_OUT_SQL)
-      .run(seq, created_at, created_at, created_at, event.userId, event.type, event.inboxId, event.inboxId);
+    const { lastInsertRowid: seq } = await this.db.insert('events', {
+      ...row,
+      payload: stored,
+      body_of: bodyOf,
+    });
+    const queued = await this.db.rawRun(
+      FAN_OUT_SQL,
+      seq,
+      created_at,
+      created_at,
+      created_at,
+      event.userId,
+      event.type,
+      event.inboxId,
+      event.inboxId,
+    );
     return { ...row, seq, body_of: bodyOf, webhookDeliveries: queued.changes };
   }
 
   /** Events after `afterSeq` for these inboxes, oldest first. */
-  since(inboxIds: number[], afterSeq: number, limit: number): EventRow[] {
+  async since(inboxIds: number[], afterSeq: number, limit: number): Promise<EventRow[]> {
     if (inboxIds.length === 0) return [];
-    return this.db
-      .all(
-        this.db.kysely
-          .selectFrom('events')
-          .selectAll()
-          .where('inbox_id', 'in', inboxIds)
-          .where('seq', '>', afterSeq)
-          .orderBy('seq')
-          .limit(limit),
-      )
-      .map((row) => this.filled(row));
+    const rows = await this.db.all(
+      this.db.kysely
+        .selectFrom('events')
+        .selectAll()
+        .where('inbox_id', 'in', inboxIds)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit),
+    );
+    return Promise.all(rows.map((row) => this.filled(row)));
   }
 
   /**
    * Events of a user's inboxes after `afterSeq`, oldest first: all of them, or one inbox's.
    * Events tied to no inbox (webhook.test) are left out.
    */
-  forStream(filter: { userId: number; inboxId?: number }, afterSeq: number, limit: number): EventRow[] {
+  async forStream(
+    filter: { userId: number; inboxId?: number },
+    afterSeq: number,
+    limit: number,
+  ): Promise<EventRow[]> {
     let q = this.db.kysely
       .selectFrom('events')
       .selectAll()
@@ -85,22 +100,25 @@ export class EventStore {
       .orderBy('seq')
       .limit(limit);
     if (filter.inboxId !== undefined) q = q.where('inbox_id', '=', filter.inboxId);
-    return this.db.all(q).map((row) => this.filled(row));
+    return Promise.all((await this.db.all(q)).map((row) => this.filled(row)));
   }
 
   /** The seq of the newest event (0 when there is none): a live stream starts after it. */
-  lastSeq(): number {
-    const row = this.db.first(this.db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')));
+  async lastSeq(): Promise<number> {
+    const row = await this.db.first(
+      this.db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')),
+    );
     return row?.seq ?? 0;
   }
 
-  find(id: string): EventRow | undefined {
-    const row = this.db.first(this.db.kysely.selectFrom('events').selectAll().where('id', '=', id));
-    return row && this.filled(row);
+  async find(id: string): Promise<EventRow | undefined> {
+    const row = await this.db.first(this.db.kysely.selectFrom('events').selectAll().where('id', '=', id));
+    return row && (await this.filled(row));
   }
 
   /** The row with the event body as sent: text and html read back from the message. */
-  private filled(row: EventRow): EventRow {
-    return row.body_of === null ? row : { ...row, payload: fillEventBody(this.db, row.payload, row.body_of) };
+  private async filled(row: EventRow): Promise<EventRow> {
+    if (row.body_of === null) return row;
+    return { ...row, payload: await fillEventBody(this.db, row.payload, row.body_of) };
   }
 }

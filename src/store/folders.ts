@@ -10,14 +10,16 @@ export class FolderStore {
   constructor(private readonly db: Db) {}
 
   /** Case-insensitive; runs for every inbound message, so a plain prepared statement. */
-  find(inboxId: number, name: string): FolderRow | undefined {
-    return this.db
-      .raw('SELECT * FROM folders WHERE inbox_id = ? AND lower(name) = ?')
-      .get(inboxId, name.toLowerCase()) as FolderRow | undefined;
+  async find(inboxId: number, name: string): Promise<FolderRow | undefined> {
+    return (await this.db.rawFirst(
+      'SELECT * FROM folders WHERE inbox_id = ? AND lower(name) = ?',
+      inboxId,
+      name.toLowerCase(),
+    )) as FolderRow | undefined;
   }
 
-  findBySpecialUse(inboxId: number, specialUse: string): FolderRow | undefined {
-    return this.db.first(
+  async findBySpecialUse(inboxId: number, specialUse: string): Promise<FolderRow | undefined> {
+    return await this.db.first(
       this.db.kysely
         .selectFrom('folders')
         .selectAll()
@@ -26,31 +28,32 @@ export class FolderStore {
     );
   }
 
-  get(id: number): FolderRow | undefined {
-    return this.db.first(this.db.kysely.selectFrom('folders').selectAll().where('id', '=', id));
+  async get(id: number): Promise<FolderRow | undefined> {
+    return await this.db.first(this.db.kysely.selectFrom('folders').selectAll().where('id', '=', id));
   }
 
-  listOf(inboxId: number): FolderRow[] {
-    return this.db.all(this.db.kysely.selectFrom('folders').selectAll().where('inbox_id', '=', inboxId));
+  async listOf(inboxId: number): Promise<FolderRow[]> {
+    return await this.db.all(
+      this.db.kysely.selectFrom('folders').selectAll().where('inbox_id', '=', inboxId),
+    );
   }
 
-  listWithCounts(inboxId: number): FolderWithCounts[] {
-    return this.db
-      .raw(
-        `SELECT f.*, 
+  async listWithCounts(inboxId: number): Promise<FolderWithCounts[]> {
+    return (await this.db.rawAll(
+      `SELECT f.*, 
            (SELECT count(*) FROM messages m WHERE m.folder_id = f.id) AS total,
            (SELECT count(*) FROM messages m WHERE m.folder_id = f.id AND m.seen = 0) AS unread
          FROM folders f WHERE f.inbox_id = ? ORDER BY f.special_use IS NULL, f.id`,
-      )
-      .all(inboxId) as FolderWithCounts[];
+      inboxId,
+    )) as FolderWithCounts[];
   }
 
-  create(
+  async create(
     inboxId: number,
     name: string,
     extra: { specialUse?: string | null; remotePath?: string | null } = {},
-  ): FolderRow {
-    const { lastInsertRowid } = this.db.run(
+  ): Promise<FolderRow> {
+    const { lastInsertRowid } = await this.db.run(
       this.db.kysely.insertInto('folders').values({
         inbox_id: inboxId,
         name,
@@ -59,16 +62,18 @@ export class FolderStore {
         created_at: nowIso(),
       }),
     );
-    return this.get(lastInsertRowid)!;
+    return (await this.get(lastInsertRowid))!;
   }
 
-  remove(id: number): boolean {
-    return this.db.run(this.db.kysely.deleteFrom('folders').where('id', '=', id)).changes > 0;
+  async remove(id: number): Promise<boolean> {
+    return (await this.db.run(this.db.kysely.deleteFrom('folders').where('id', '=', id))).changes > 0;
   }
 
-  countMessages(folderId: number): number {
+  async countMessages(folderId: number): Promise<number> {
     return (
-      this.db.raw('SELECT count(*) AS n FROM messages WHERE folder_id = ?').get(folderId) as { n: number }
+      (await this.db.rawFirst('SELECT count(*) AS n FROM messages WHERE folder_id = ?', folderId)) as {
+        n: number;
+      }
     ).n;
   }
 }

@@ -1,57 +1,59 @@
 import type { Db } from '../db/connection.js';
 
 interface Pending<T> {
-  work: () => T;
+  work: () => Promise<T>;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
 }
 
 /**
  * Runs writes that arrive close together in one transaction, so many concurrent SMTP sessions
- * share one fsync. Each caller's promise settles only after the commit that contains its work.
- * If the batch fails, each item is retried alone so one bad write cannot fail its neighbours.
+ * share one commit (one fsync). Each caller's promise settles only after the commit that
+ * contains its work. What arrives while a batch commits goes into the next one. If a batch fails,
+ * each item is retried alone so one bad write cannot fail its neighbours.
  */
 export class GroupCommit {
   private queue: Pending<unknown>[] = [];
-  private scheduled = false;
+  private flushing = false;
 
   constructor(
     private readonly db: Db,
     private readonly maxBatch = 200,
   ) {}
 
-  submit<T>(work: () => T): Promise<T> {
+  submit<T>(work: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve, reject } as Pending<unknown>);
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
       }
     });
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      this.runBatch(batch);
-    }
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) await this.runBatch(this.queue.splice(0, this.maxBatch));
+    this.flushing = false;
   }
 
-  private runBatch(batch: Pending<unknown>[]): void {
+  private async runBatch(batch: Pending<unknown>[]): Promise<void> {
     let results: unknown[];
     try {
-      results = this.db.transaction(() => batch.map((item) => item.work()));
+      results = await this.db.transaction(async () => {
+        const done: unknown[] = [];
+        for (const item of batch) done.push(await item.work());
+        return done;
+      });
     } catch {
-      for (const item of batch) this.runAlone(item);
+      for (const item of batch) await this.runAlone(item);
       return;
     }
     batch.forEach((item, i) => item.resolve(results[i]));
   }
 
-  private runAlone(item: Pending<unknown>): void {
+  private async runAlone(item: Pending<unknown>): Promise<void> {
     try {
-      item.resolve(this.db.transaction(item.work));
+      item.resolve(await this.db.transaction(item.work));
     } catch (error) {
       item.reject(error);
     }

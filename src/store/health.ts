@@ -12,9 +12,9 @@ export class HealthStore {
    * prove nothing on a file that has turned read-only: SQLite touches the file only at commit.
    * Throws what the write threw.
    */
-  probeWrite(): void {
+  async probeWrite(): Promise<void> {
     const at = nowIso();
-    this.db.run(
+    await this.db.run(
       this.db.kysely
         .insertInto('settings')
         .values({ key: PROBE_KEY, value: at })

@@ -9,8 +9,8 @@ export class IdempotencyStore {
   constructor(private readonly db: Db) {}
 
   /** The record of a key, when it was made at or after `since`. */
-  find(userId: number, key: string, since: string): IdempotencyRow | undefined {
-    return this.db.first(
+  async find(userId: number, key: string, since: string): Promise<IdempotencyRow | undefined> {
+    return await this.db.first(
       this.db.kysely
         .selectFrom('idempotency_keys')
         .selectAll()
@@ -21,18 +21,22 @@ export class IdempotencyStore {
   }
 
   /** Records a key; an expired record of the same key is replaced. Call in the transaction of the work. */
-  save(row: IdempotencyRow): void {
-    this.db
-      .raw(
-        `INSERT OR REPLACE INTO idempotency_keys (user_id, key, request_hash, status_code, response, created_at)
+  async save(row: IdempotencyRow): Promise<void> {
+    await this.db.rawRun(
+      `INSERT OR REPLACE INTO idempotency_keys (user_id, key, request_hash, status_code, response, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(row.user_id, row.key, row.request_hash, row.status_code, row.response, row.created_at);
+      row.user_id,
+      row.key,
+      row.request_hash,
+      row.status_code,
+      row.response,
+      row.created_at,
+    );
   }
 
   /** Forgets records made before `before`; returns how many. */
-  prune(before: string): number {
-    return this.db.run(this.db.kysely.deleteFrom('idempotency_keys').where('created_at', '<', before))
+  async prune(before: string): Promise<number> {
+    return (await this.db.run(this.db.kysely.deleteFrom('idempotency_keys').where('created_at', '<', before)))
       .changes;
   }
 }

@@ -19,42 +19,43 @@ export interface FolderSyncState {
 export class ImapStateStore {
   constructor(private readonly db: Db) {}
 
-  connectedInboxes(): InboxRow[] {
-    return this.db.all(
+  async connectedInboxes(): Promise<InboxRow[]> {
+    return await this.db.all(
       this.db.kysely.selectFrom('inboxes').selectAll().where('kind', '=', 'imap').orderBy('id'),
     );
   }
 
-  setFolderRemote(folderId: number, remotePath: string | null): void {
-    this.db.run(
+  async setFolderRemote(folderId: number, remotePath: string | null): Promise<void> {
+    await this.db.run(
       this.db.kysely.updateTable('folders').set({ remote_path: remotePath }).where('id', '=', folderId),
     );
   }
 
-  setFolderSync(folderId: number, state: Partial<FolderSyncState>): void {
-    this.db.run(this.db.kysely.updateTable('folders').set(state).where('id', '=', folderId));
+  async setFolderSync(folderId: number, state: Partial<FolderSyncState>): Promise<void> {
+    await this.db.run(this.db.kysely.updateTable('folders').set(state).where('id', '=', folderId));
   }
 
-  links(folderId: number): RemoteLink[] {
-    return this.db.all(
+  async links(folderId: number): Promise<RemoteLink[]> {
+    return (await this.db.all(
       this.db.kysely
         .selectFrom('messages')
         .select(['id', 'remote_uid', 'flags'])
         .where('folder_id', '=', folderId)
         .where('remote_uid', 'is not', null),
-    ) as RemoteLink[];
+    )) as RemoteLink[];
   }
 
-  countLinked(folderId: number): number {
+  async countLinked(folderId: number): Promise<number> {
     return (
-      this.db
-        .raw('SELECT count(*) AS n FROM messages WHERE folder_id = ? AND remote_uid IS NOT NULL')
-        .get(folderId) as { n: number }
+      (await this.db.rawFirst(
+        'SELECT count(*) AS n FROM messages WHERE folder_id = ? AND remote_uid IS NOT NULL',
+        folderId,
+      )) as { n: number }
     ).n;
   }
 
-  byRemoteUid(folderId: number, remoteUid: number): MessageRow | undefined {
-    return this.db.first(
+  async byRemoteUid(folderId: number, remoteUid: number): Promise<MessageRow | undefined> {
+    return await this.db.first(
       this.db.kysely
         .selectFrom('messages')
         .selectAll()
@@ -64,8 +65,8 @@ export class ImapStateStore {
   }
 
   /** The local copies in this folder not yet tied to a remote UID with this Message-ID. */
-  unlinkedByMessageId(folderId: number, messageId: string): MessageRow[] {
-    return this.db.all(
+  async unlinkedByMessageId(folderId: number, messageId: string): Promise<MessageRow[]> {
+    return await this.db.all(
       this.db.kysely
         .selectFrom('messages')
         .selectAll()
@@ -76,33 +77,33 @@ export class ImapStateStore {
     );
   }
 
-  allIds(folderId: number): number[] {
-    return this.db
-      .all(this.db.kysely.selectFrom('messages').select('id').where('folder_id', '=', folderId))
-      .map((r) => r.id);
+  async allIds(folderId: number): Promise<number[]> {
+    return (
+      await this.db.all(this.db.kysely.selectFrom('messages').select('id').where('folder_id', '=', folderId))
+    ).map((r) => r.id);
   }
 
-  unlinkedIds(folderId: number): number[] {
-    return this.db
-      .all(
+  async unlinkedIds(folderId: number): Promise<number[]> {
+    return (
+      await this.db.all(
         this.db.kysely
           .selectFrom('messages')
           .select('id')
           .where('folder_id', '=', folderId)
           .where('remote_uid', 'is', null),
       )
-      .map((r) => r.id);
+    ).map((r) => r.id);
   }
 
-  setRemoteUid(messageId: number, remoteUid: number | null): void {
-    this.db.run(
+  async setRemoteUid(messageId: number, remoteUid: number | null): Promise<void> {
+    await this.db.run(
       this.db.kysely.updateTable('messages').set({ remote_uid: remoteUid }).where('id', '=', messageId),
     );
   }
 
   /** After a UIDVALIDITY change every remote UID of the folder is meaningless. */
-  unlinkFolder(folderId: number): void {
-    this.db.run(
+  async unlinkFolder(folderId: number): Promise<void> {
+    await this.db.run(
       this.db.kysely
         .updateTable('messages')
         .set({ remote_uid: null })

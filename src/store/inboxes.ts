@@ -17,16 +17,16 @@ export const STANDARD_FOLDERS = [
 export class InboxStore {
   constructor(private readonly db: Db) {}
 
-  create(input: {
+  async create(input: {
     address: string;
     userId: number;
     kind: 'local' | 'imap';
     displayName?: string;
     remoteConfig?: string | null;
-  }): InboxRow {
-    return this.db.transaction(() => {
+  }): Promise<InboxRow> {
+    return this.db.transaction(async () => {
       const created_at = nowIso();
-      const { lastInsertRowid: id } = this.db.run(
+      const { lastInsertRowid: id } = await this.db.run(
         this.db.kysely.insertInto('inboxes').values({
           address: input.address.toLowerCase(),
           user_id: input.userId,
@@ -37,49 +37,50 @@ export class InboxStore {
         }),
       );
       for (const folder of STANDARD_FOLDERS) {
-        this.db.run(
+        await this.db.run(
           this.db.kysely
             .insertInto('folders')
             .values({ inbox_id: id, name: folder.name, special_use: folder.specialUse, created_at }),
         );
       }
-      return this.get(id)!;
+      return (await this.get(id))!;
     });
   }
 
   // The two lookups every inbound message makes: plain prepared statements, no query building.
-  get(id: number): InboxRow | undefined {
-    return this.db.raw('SELECT * FROM inboxes WHERE id = ?').get(id) as InboxRow | undefined;
+  async get(id: number): Promise<InboxRow | undefined> {
+    return (await this.db.rawFirst('SELECT * FROM inboxes WHERE id = ?', id)) as InboxRow | undefined;
   }
 
-  findByAddress(address: string): InboxRow | undefined {
-    return this.db.raw('SELECT * FROM inboxes WHERE address = ?').get(address.toLowerCase()) as
+  async findByAddress(address: string): Promise<InboxRow | undefined> {
+    return (await this.db.rawFirst('SELECT * FROM inboxes WHERE address = ?', address.toLowerCase())) as
       InboxRow | undefined;
   }
 
-  list(userId?: number): InboxRow[] {
+  async list(userId?: number): Promise<InboxRow[]> {
     let q = this.db.kysely.selectFrom('inboxes').selectAll().orderBy('id');
     if (userId !== undefined) q = q.where('user_id', '=', userId);
-    return this.db.all(q);
+    return await this.db.all(q);
   }
 
-  remove(id: number): boolean {
-    return this.db.run(this.db.kysely.deleteFrom('inboxes').where('id', '=', id)).changes > 0;
+  async remove(id: number): Promise<boolean> {
+    return (await this.db.run(this.db.kysely.deleteFrom('inboxes').where('id', '=', id))).changes > 0;
   }
 
   /** Reserves the next uid of an inbox. Call inside the transaction that inserts the message. */
-  allocateUid(inboxId: number): number {
-    const row = this.db
-      .raw('UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid')
-      .get(inboxId) as { uid: number } | undefined;
+  async allocateUid(inboxId: number): Promise<number> {
+    const row = (await this.db.rawFirst(
+      'UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid',
+      inboxId,
+    )) as { uid: number } | undefined;
     if (!row) throw new Error(`inbox ${inboxId} vanished`);
     return row.uid;
   }
 
-  setSyncState(
+  async setSyncState(
     id: number,
     state: { sync_state?: string | null; sync_error?: string | null; last_sync_at?: string | null },
-  ): void {
-    this.db.run(this.db.kysely.updateTable('inboxes').set(state).where('id', '=', id));
+  ): Promise<void> {
+    await this.db.run(this.db.kysely.updateTable('inboxes').set(state).where('id', '=', id));
   }
 }

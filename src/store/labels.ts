@@ -13,43 +13,47 @@ export class LabelStore {
    * A user's label by its id, or by its name case-insensitively. Names are compared in JS
    * because SQLite's lower() folds ASCII only ("Été" must find "été").
    */
-  resolve(userId: number, idOrName: string): LabelRow | undefined {
-    return this.get(userId, idOrName) ?? this.findByName(userId, idOrName);
+  async resolve(userId: number, idOrName: string): Promise<LabelRow | undefined> {
+    return (await this.get(userId, idOrName)) ?? (await this.findByName(userId, idOrName));
   }
 
-  get(userId: number, id: string): LabelRow | undefined {
-    return this.db.first(
+  async get(userId: number, id: string): Promise<LabelRow | undefined> {
+    return await this.db.first(
       this.db.kysely.selectFrom('labels').selectAll().where('user_id', '=', userId).where('id', '=', id),
     );
   }
 
-  findByName(userId: number, name: string): LabelRow | undefined {
+  async findByName(userId: number, name: string): Promise<LabelRow | undefined> {
     const wanted = name.toLowerCase();
-    return this.allOf(userId).find((l) => l.name.toLowerCase() === wanted);
+    return (await this.allOf(userId)).find((l) => l.name.toLowerCase() === wanted);
   }
 
-  allOf(userId: number): LabelRow[] {
-    return this.db.all(this.db.kysely.selectFrom('labels').selectAll().where('user_id', '=', userId));
+  async allOf(userId: number): Promise<LabelRow[]> {
+    return await this.db.all(this.db.kysely.selectFrom('labels').selectAll().where('user_id', '=', userId));
   }
 
   /** Newest first. `beforeSeq` is the cursor: the rowid of the last label of the previous page. */
-  list(userId: number, beforeSeq: number | undefined, limit: number): (LabelRow & { seq: number })[] {
+  async list(
+    userId: number,
+    beforeSeq: number | undefined,
+    limit: number,
+  ): Promise<(LabelRow & { seq: number })[]> {
     let q = this.db.kysely
       .selectFrom('labels')
       .selectAll()
       .select(sql<number>`rowid`.as('seq'))
       .where('user_id', '=', userId);
     if (beforeSeq !== undefined) q = q.where(sql<boolean>`rowid < ${beforeSeq}`);
-    return this.db.all(q.orderBy(sql`rowid`, 'desc').limit(limit));
+    return await this.db.all(q.orderBy(sql`rowid`, 'desc').limit(limit));
   }
 
-  create(row: LabelRow): LabelRow {
-    this.db.run(this.db.kysely.insertInto('labels').values(row));
+  async create(row: LabelRow): Promise<LabelRow> {
+    await this.db.run(this.db.kysely.insertInto('labels').values(row));
     return row;
   }
 
-  update(userId: number, id: string, changes: LabelChanges, updatedAt: string): void {
-    this.db.run(
+  async update(userId: number, id: string, changes: LabelChanges, updatedAt: string): Promise<void> {
+    await this.db.run(
       this.db.kysely
         .updateTable('labels')
         .set({ ...changes, updated_at: updatedAt })
@@ -59,17 +63,20 @@ export class LabelStore {
   }
 
   /** Deletes the label; the foreign key takes it off every message. */
-  remove(userId: number, id: string): boolean {
+  async remove(userId: number, id: string): Promise<boolean> {
     return (
-      this.db.run(this.db.kysely.deleteFrom('labels').where('user_id', '=', userId).where('id', '=', id))
-        .changes > 0
+      (
+        await this.db.run(
+          this.db.kysely.deleteFrom('labels').where('user_id', '=', userId).where('id', '=', id),
+        )
+      ).changes > 0
     );
   }
 
   /** Puts labels on a message; labels it already carries are left as they are. */
-  apply(messageId: number, labelIds: string[]): void {
+  async apply(messageId: number, labelIds: string[]): Promise<void> {
     for (const labelId of labelIds) {
-      this.db.run(
+      await this.db.run(
         this.db.kysely
           .insertInto('message_labels')
           .values({ message_id: messageId, label_id: labelId })
@@ -78,13 +85,15 @@ export class LabelStore {
     }
   }
 
-  unapply(messageId: number, labelId: string): boolean {
+  async unapply(messageId: number, labelId: string): Promise<boolean> {
     return (
-      this.db.run(
-        this.db.kysely
-          .deleteFrom('message_labels')
-          .where('message_id', '=', messageId)
-          .where('label_id', '=', labelId),
+      (
+        await this.db.run(
+          this.db.kysely
+            .deleteFrom('message_labels')
+            .where('message_id', '=', messageId)
+            .where('label_id', '=', labelId),
+        )
       ).changes > 0
     );
   }

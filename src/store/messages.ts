@@ -71,25 +71,29 @@ export interface FtsFields {
 export class MessageStore {
   constructor(private readonly db: Db) {}
 
-  insert(
+  async insert(
     row: NewMessage,
     raw: Buffer,
     attachments: Omit<AttachmentRow, 'message_id'>[],
     fts: FtsFields,
-  ): number {
-    const { lastInsertRowid: id } = this.db.insert('messages', row);
-    this.db.raw('INSERT INTO message_raw (message_id, raw) VALUES (?, ?)').run(id, raw);
+  ): Promise<number> {
+    const { lastInsertRowid: id } = await this.db.insert('messages', row);
+    await this.db.rawRun('INSERT INTO message_raw (message_id, raw) VALUES (?, ?)', id, raw);
     for (const a of attachments) {
-      this.db.insert('attachments', { ...a, message_id: id });
+      await this.db.insert('attachments', { ...a, message_id: id });
     }
-    this.db
-      .raw('INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)')
-      .run(id, fts.subject, fts.addresses, fts.body);
+    await this.db.rawRun(
+      'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)',
+      id,
+      fts.subject,
+      fts.addresses,
+      fts.body,
+    );
     return id;
   }
 
-  getByUid(inboxId: number, uid: number): MessageRow | undefined {
-    return this.db.first(
+  async getByUid(inboxId: number, uid: number): Promise<MessageRow | undefined> {
+    return await this.db.first(
       this.db.kysely
         .selectFrom('messages')
         .selectAll()
@@ -98,11 +102,11 @@ export class MessageStore {
     );
   }
 
-  get(id: number): MessageRow | undefined {
-    return this.db.first(this.db.kysely.selectFrom('messages').selectAll().where('id', '=', id));
+  async get(id: number): Promise<MessageRow | undefined> {
+    return await this.db.first(this.db.kysely.selectFrom('messages').selectAll().where('id', '=', id));
   }
 
-  list(filter: MessageFilter): ListedMessageRow[] {
+  async list(filter: MessageFilter): Promise<ListedMessageRow[]> {
     let q = this.db.kysely.selectFrom('messages').select(LIST_COLUMNS).where('inbox_id', '=', filter.inboxId);
     if (filter.folderId !== undefined) q = q.where('folder_id', '=', filter.folderId);
     if (filter.unread !== undefined) q = q.where('seen', '=', filter.unread ? 0 : 1);
@@ -134,13 +138,13 @@ export class MessageStore {
     }
     if (filter.beforeUid !== undefined) q = q.where('uid', '<', filter.beforeUid);
     if (filter.afterUid !== undefined) q = q.where('uid', '>', filter.afterUid);
-    return this.db.all(q.orderBy('uid', 'desc').limit(filter.limit));
+    return await this.db.all(q.orderBy('uid', 'desc').limit(filter.limit));
   }
 
-  attachmentsOf(messageIds: number[]): Map<number, AttachmentRow[]> {
+  async attachmentsOf(messageIds: number[]): Promise<Map<number, AttachmentRow[]>> {
     const out = new Map<number, AttachmentRow[]>();
     if (messageIds.length === 0) return out;
-    const rows = this.db.all(
+    const rows = await this.db.all(
       this.db.kysely
         .selectFrom('attachments')
         .selectAll()
@@ -155,10 +159,10 @@ export class MessageStore {
     return out;
   }
 
-  labelsOf(messageIds: number[]): Map<number, LabelRef[]> {
+  async labelsOf(messageIds: number[]): Promise<Map<number, LabelRef[]>> {
     const out = new Map<number, LabelRef[]>();
     if (messageIds.length === 0) return out;
-    const rows = this.db.all(
+    const rows = await this.db.all(
       this.db.kysely
         .selectFrom('message_labels as ml')
         .innerJoin('labels as l', 'l.id', 'ml.label_id')
@@ -174,14 +178,15 @@ export class MessageStore {
     return out;
   }
 
-  raw(id: number): Buffer | undefined {
+  async raw(id: number): Promise<Buffer | undefined> {
     return (
-      this.db.raw('SELECT raw FROM message_raw WHERE message_id = ?').get(id) as { raw: Buffer } | undefined
+      (await this.db.rawFirst('SELECT raw FROM message_raw WHERE message_id = ?', id)) as
+        { raw: Buffer } | undefined
     )?.raw;
   }
 
-  setFlags(id: number, flags: string[]): void {
-    this.db.run(
+  async setFlags(id: number, flags: string[]): Promise<void> {
+    await this.db.run(
       this.db.kysely
         .updateTable('messages')
         .set({ flags: JSON.stringify(flags), seen: flags.includes('\\Seen') ? 1 : 0 })
@@ -189,17 +194,19 @@ export class MessageStore {
     );
   }
 
-  update(id: number, values: Partial<NewMessage>): void {
-    this.db.run(this.db.kysely.updateTable('messages').set(values).where('id', '=', id));
+  async update(id: number, values: Partial<NewMessage>): Promise<void> {
+    await this.db.run(this.db.kysely.updateTable('messages').set(values).where('id', '=', id));
   }
 
-  moveToFolder(id: number, folderId: number): void {
-    this.db.run(this.db.kysely.updateTable('messages').set({ folder_id: folderId }).where('id', '=', id));
+  async moveToFolder(id: number, folderId: number): Promise<void> {
+    await this.db.run(
+      this.db.kysely.updateTable('messages').set({ folder_id: folderId }).where('id', '=', id),
+    );
   }
 
   /** Moves to another folder, recording when it entered Trash (null when it leaves). */
-  moveTo(id: number, folderId: number, trashedAt: string | null): void {
-    this.db.run(
+  async moveTo(id: number, folderId: number, trashedAt: string | null): Promise<void> {
+    await this.db.run(
       this.db.kysely
         .updateTable('messages')
         .set({ folder_id: folderId, trashed_at: trashedAt })
@@ -208,12 +215,14 @@ export class MessageStore {
   }
 
   /** Moves every message of one folder into another; returns how many moved. */
-  moveAll(fromFolderId: number, toFolderId: number, trashedAt: string | null): number {
-    return this.db.run(
-      this.db.kysely
-        .updateTable('messages')
-        .set({ folder_id: toFolderId, trashed_at: trashedAt })
-        .where('folder_id', '=', fromFolderId),
+  async moveAll(fromFolderId: number, toFolderId: number, trashedAt: string | null): Promise<number> {
+    return (
+      await this.db.run(
+        this.db.kysely
+          .updateTable('messages')
+          .set({ folder_id: toFolderId, trashed_at: trashedAt })
+          .where('folder_id', '=', fromFolderId),
+      )
     ).changes;
   }
 
@@ -222,17 +231,17 @@ export class MessageStore {
    * else received_at for mail that reached Trash without a move). IMAP inboxes are left to
    * their own server.
    */
-  trashedBefore(cutoff: string, limit: number): number[] {
+  async trashedBefore(cutoff: string, limit: number): Promise<number[]> {
     return (
-      this.db
-        .raw(
-          `SELECT m.id FROM messages m
+      (await this.db.rawAll(
+        `SELECT m.id FROM messages m
            JOIN folders f ON f.id = m.folder_id AND f.special_use = '\\Trash'
            JOIN inboxes i ON i.id = m.inbox_id AND i.kind = 'local'
            WHERE coalesce(m.trashed_at, m.received_at) < ?
            LIMIT ?`,
-        )
-        .all(cutoff, limit) as { id: number }[]
+        cutoff,
+        limit,
+      )) as { id: number }[]
     ).map((r) => r.id);
   }
 
@@ -240,23 +249,25 @@ export class MessageStore {
    * Deletes the message for good: raw, attachments, labels and index entries go with it. Events
    * that read their email's text and html from it get their own copy first.
    */
-  remove(id: number): void {
-    const events = this.db.raw('SELECT seq, payload FROM events WHERE body_of = ?').all(id) as {
+  async remove(id: number): Promise<void> {
+    const events = (await this.db.rawAll('SELECT seq, payload FROM events WHERE body_of = ?', id)) as {
       seq: number;
       payload: string;
     }[];
     for (const event of events) {
-      this.db
-        .raw('UPDATE events SET payload = ?, body_of = NULL WHERE seq = ?')
-        .run(fillEventBody(this.db, event.payload, id), event.seq);
+      await this.db.rawRun(
+        'UPDATE events SET payload = ?, body_of = NULL WHERE seq = ?',
+        await fillEventBody(this.db, event.payload, id),
+        event.seq,
+      );
     }
-    this.db.raw('DELETE FROM messages_fts WHERE rowid = ?').run(id);
-    this.db.run(this.db.kysely.deleteFrom('messages').where('id', '=', id));
+    await this.db.rawRun('DELETE FROM messages_fts WHERE rowid = ?', id);
+    await this.db.run(this.db.kysely.deleteFrom('messages').where('id', '=', id));
   }
 
   /** The thread of the newest message in this inbox carrying one of these Message-IDs. */
-  threadOfMessageId(inboxId: number, messageId: string): string | undefined {
-    return this.db.first(
+  async threadOfMessageId(inboxId: number, messageId: string): Promise<string | undefined> {
+    const row = await this.db.first(
       this.db.kysely
         .selectFrom('messages')
         .select('thread_id')
@@ -264,12 +275,13 @@ export class MessageStore {
         .where('message_id', '=', messageId)
         .orderBy('uid', 'desc')
         .limit(1),
-    )?.thread_id;
+    );
+    return row?.thread_id;
   }
 
-  idsInFolderOlderThan(folderId: number, receivedBefore: string, limit: number): number[] {
-    return this.db
-      .all(
+  async idsInFolderOlderThan(folderId: number, receivedBefore: string, limit: number): Promise<number[]> {
+    return (
+      await this.db.all(
         this.db.kysely
           .selectFrom('messages')
           .select('id')
@@ -277,7 +289,7 @@ export class MessageStore {
           .where('received_at', '<', receivedBefore)
           .limit(limit),
       )
-      .map((r) => r.id);
+    ).map((r) => r.id);
   }
 }
 

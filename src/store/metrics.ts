@@ -36,18 +36,18 @@ export interface StoredCounts {
 export class MetricsStore {
   constructor(private readonly db: Db) {}
 
-  counts(): StoredCounts {
+  async counts(): Promise<StoredCounts> {
     return {
-      events: this.eventCounts(),
-      messages: this.messageCount(),
-      deliveries: this.byStatus('deliveries', DELIVERY_STATUSES),
-      webhookDeliveries: this.byStatus('webhook_deliveries', WEBHOOK_DELIVERY_STATUSES),
-      webhookAttempts: this.attemptCounts(),
+      events: await this.eventCounts(),
+      messages: await this.messageCount(),
+      deliveries: await this.byStatus('deliveries', DELIVERY_STATUSES),
+      webhookDeliveries: await this.byStatus('webhook_deliveries', WEBHOOK_DELIVERY_STATUSES),
+      webhookAttempts: await this.attemptCounts(),
     };
   }
 
-  private eventCounts(): Record<CountedEventType, number> {
-    const rows = this.db.all(
+  private async eventCounts(): Promise<Record<CountedEventType, number>> {
+    const rows = await this.db.all(
       this.db.kysely
         .selectFrom('events')
         .select((eb) => ['type', eb.fn.countAll<number>().as('n')])
@@ -59,18 +59,18 @@ export class MetricsStore {
     return counts;
   }
 
-  private messageCount(): number {
-    const row = this.db.first(
+  private async messageCount(): Promise<number> {
+    const row = await this.db.first(
       this.db.kysely.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')),
     );
     return Number(row?.n ?? 0);
   }
 
-  private byStatus<S extends string>(
+  private async byStatus<S extends string>(
     table: 'deliveries' | 'webhook_deliveries',
     statuses: readonly S[],
-  ): Record<S, number> {
-    const rows = this.db.all(
+  ): Promise<Record<S, number>> {
+    const rows = await this.db.all(
       this.db.kysely
         .selectFrom(table)
         .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
@@ -83,14 +83,10 @@ export class MetricsStore {
     return counts;
   }
 
-  private attemptCounts(): { succeeded: number; failed: number } {
-    const row = this.db
-      .raw(
-        `SELECT count(*) AS total,
+  private async attemptCounts(): Promise<{ succeeded: number; failed: number }> {
+    const row = (await this.db.rawFirst(`SELECT count(*) AS total,
                 count(*) FILTER (WHERE status_code BETWEEN 200 AND 299) AS succeeded
-         FROM webhook_attempts`,
-      )
-      .get() as { total: number; succeeded: number };
+         FROM webhook_attempts`)) as { total: number; succeeded: number };
     return { succeeded: row.succeeded, failed: row.total - row.succeeded };
   }
 }

@@ -21,10 +21,10 @@ export interface OpenLog {
  * secret.key created beside the database), then openStore. A directory that cannot be created,
  * read or written is a ConfigError naming it (one line, no stack).
  */
-export function openDataDir(config: Config, log: OpenLog): { db: Db; store: Store } {
+export async function openDataDir(config: Config, log: OpenLog): Promise<{ db: Db; store: Store }> {
   try {
     config.secret = loadOrCreateSecret(config);
-    return openStore(config, log);
+    return await openStore(config, log);
   } catch (error) {
     throw dataDirProblem(error, config.dbFile) ?? error;
   }
@@ -37,7 +37,7 @@ export function openDataDir(config: Config, log: OpenLog): { db: Db; store: Stor
  * ingest thread opens its own connection with openDatabase and createStore alone: by then the
  * main thread has done all this.
  */
-export function openStore(config: Config, log: OpenLog): { db: Db; store: Store } {
+export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db; store: Store }> {
   if (!config.secret) throw new Error('MAILROOM_SECRET must be loaded before the store opens');
   const db = openDatabase({
     file: config.dbFile,
@@ -46,14 +46,14 @@ export function openStore(config: Config, log: OpenLog): { db: Db; store: Store 
     onWait: (m) => log.warn(m),
   });
   try {
-    const sealed = sealSecretsAtRest(db, new Sealer(config.secret));
+    const sealed = await sealSecretsAtRest(db, new Sealer(config.secret));
     if (sealed.dkimKeys + sealed.webhookSecrets > 0) {
       log.info(
         `sealed ${sealed.dkimKeys} DKIM private key(s) and ${sealed.webhookSecrets} webhook secret(s) stored in clear`,
       );
     }
   } catch (error) {
-    db.close();
+    await db.close();
     if (error instanceof SealedValueUnreadable) throw wrongSecret(config);
     throw error;
   }

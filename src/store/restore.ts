@@ -31,29 +31,37 @@ export async function restoreDatabase(
   const backup = openBackup(file);
   try {
     assertKnownSchema(backup);
-    checkSecret(config, backup, file);
+    await checkSecret(config, backup, file);
     const hasDatabase = fs.existsSync(config.dbFile) && fs.statSync(config.dbFile).size > 0;
     if (hasDatabase && !options.force) {
       throw new ConfigError(
         `${config.dbFile} already holds a database: add --force to replace it (back it up first with mailroom backup)`,
       );
     }
-    const count = (table: 'users' | 'inboxes' | 'messages') =>
-      Number(backup.first(backup.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')))?.n ?? 0);
+    const count = async (table: 'users' | 'inboxes' | 'messages') => {
+      const row = await backup.first(
+        backup.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')),
+      );
+      return Number(row?.n ?? 0);
+    };
     const summary = {
       database: config.dbFile,
-      users: count('users'),
-      inboxes: count('inboxes'),
-      messages: count('messages'),
+      users: await count('users'),
+      inboxes: await count('inboxes'),
+      messages: await count('messages'),
     };
     await replaceDatabase(backup, config.dbFile);
     return summary;
   } finally {
-    backup.close();
+    await backup.close();
   }
 }
 
-function checkSecret(config: Config, backup: Parameters<typeof secretOpens>[0], file: string): void {
+async function checkSecret(
+  config: Config,
+  backup: Parameters<typeof secretOpens>[0],
+  file: string,
+): Promise<void> {
   const keyFile = path.join(path.dirname(config.dbFile), SECRET_FILE);
   const secret = findSecret(config);
   if (!secret) {
@@ -62,7 +70,7 @@ function checkSecret(config: Config, backup: Parameters<typeof secretOpens>[0], 
         `(or set MAILROOM_SECRET to the original value), then restore again`,
     );
   }
-  if (secretOpens(backup, new Sealer(secret)) === false) {
+  if ((await secretOpens(backup, new Sealer(secret))) === false) {
     throw new ConfigError(
       `${file} was sealed with another secret than the one in use (MAILROOM_SECRET, or ${keyFile} when it is unset): ` +
         `put the secret.key kept with the backup there (or set MAILROOM_SECRET to the original value); nothing was changed`,

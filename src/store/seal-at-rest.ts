@@ -18,45 +18,47 @@ export interface SealedNow {
  * older version wrote since). Sealed rows are left, so it runs at every start; one transaction.
  * Throws SealedValueUnreadable when the secret is not the one this database was sealed with.
  */
-export function sealSecretsAtRest(db: Db, sealer: Sealer): SealedNow {
+export async function sealSecretsAtRest(db: Db, sealer: Sealer): Promise<SealedNow> {
+  // Freed pages and a WAL are SQLite's: another engine only seals.
+  if (db.engine !== 'sqlite') return sealInOneTransaction(db, sealer);
   // The space a clear value held is zeroed, not just freed, and the WAL that held the old pages
   // is folded into the file and emptied: sealing must leave no copy in clear behind.
-  const secureDelete = db.sqlite.pragma('secure_delete', { simple: true }) as number;
-  db.sqlite.pragma('secure_delete = ON');
+  const before = await db.rawFirst<{ secure_delete: number }>('PRAGMA secure_delete');
+  await db.rawRun('PRAGMA secure_delete = ON');
   try {
-    const sealed = sealInOneTransaction(db, sealer);
-    if (sealed.dkimKeys + sealed.webhookSecrets > 0) db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    const sealed = await sealInOneTransaction(db, sealer);
+    if (sealed.dkimKeys + sealed.webhookSecrets > 0) await db.rawRun('PRAGMA wal_checkpoint(TRUNCATE)');
     return sealed;
   } finally {
-    db.sqlite.pragma(`secure_delete = ${secureDelete}`);
+    await db.rawRun(`PRAGMA secure_delete = ${Number(before?.secure_delete ?? 0)}`);
   }
 }
 
-function sealInOneTransaction(db: Db, sealer: Sealer): SealedNow {
-  return db.transaction(() => {
-    checkSecret(db, sealer);
-    const keys = db.all(
+function sealInOneTransaction(db: Db, sealer: Sealer): Promise<SealedNow> {
+  return db.transaction(async () => {
+    await checkSecret(db, sealer);
+    const keys = await db.all(
       db.kysely
         .selectFrom('domains')
         .select(['name', 'dkim_private_key'])
         .where('dkim_private_key', 'not like', `${SEALED_PREFIX}%`),
     );
     for (const { name, dkim_private_key } of keys) {
-      db.run(
+      await db.run(
         db.kysely
           .updateTable('domains')
           .set({ dkim_private_key: sealer.seal('dkim-private-key', dkim_private_key) })
           .where('name', '=', name),
       );
     }
-    const secrets = db.all(
+    const secrets = await db.all(
       db.kysely
         .selectFrom('webhooks')
         .select(['id', 'secret'])
         .where('secret', 'not like', `${SEALED_PREFIX}%`),
     );
     for (const { id, secret } of secrets) {
-      db.run(
+      await db.run(
         db.kysely
           .updateTable('webhooks')
           .set({ secret: sealer.seal('webhook-secret', secret) })
@@ -71,16 +73,18 @@ function sealInOneTransaction(db: Db, sealer: Sealer): SealedNow {
  * Whether `sealer` opens what the database has sealed (its secret_check row, or else an IMAP
  * credential); undefined when it holds nothing sealed to try. Reads only.
  */
-export function secretOpens(db: Db, sealer: Sealer): boolean | undefined {
-  const check = db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
+export async function secretOpens(db: Db, sealer: Sealer): Promise<boolean | undefined> {
+  const check = await db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
   const sealed =
     check?.value ??
-    db.first(
-      db.kysely
-        .selectFrom('inboxes')
-        .select('remote_config')
-        .where('remote_config', 'like', `${SEALED_PREFIX}%`)
-        .limit(1),
+    (
+      await db.first(
+        db.kysely
+          .selectFrom('inboxes')
+          .select('remote_config')
+          .where('remote_config', 'like', `${SEALED_PREFIX}%`)
+          .limit(1),
+      )
     )?.remote_config;
   if (!sealed) return undefined;
   try {
@@ -92,14 +96,14 @@ export function secretOpens(db: Db, sealer: Sealer): boolean | undefined {
   }
 }
 
-function checkSecret(db: Db, sealer: Sealer): void {
-  const check = db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
+async function checkSecret(db: Db, sealer: Sealer): Promise<void> {
+  const check = await db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
   if (check) {
     sealer.open('secret-check', check.value);
     return;
   }
   // A database from before the check: an IMAP credential sealed back then tells the same.
-  const sealed = db.first(
+  const sealed = await db.first(
     db.kysely
       .selectFrom('inboxes')
       .select('remote_config')
@@ -107,7 +111,7 @@ function checkSecret(db: Db, sealer: Sealer): void {
       .limit(1),
   );
   if (sealed?.remote_config) sealer.open('remote-credentials', sealed.remote_config);
-  db.run(
+  await db.run(
     db.kysely
       .insertInto('settings')
       .values({ key: CHECK_KEY, value: sealer.seal('secret-check', CHECK_VALUE) }),

@@ -12,26 +12,29 @@ export interface ThreadSummaryRow extends ThreadRow {
 export class ThreadStore {
   constructor(private readonly db: Db) {}
 
-  create(row: ThreadRow): void {
-    this.db.insert('threads', row);
+  async create(row: ThreadRow): Promise<void> {
+    await this.db.insert('threads', row);
   }
 
   /** Records a new message in the thread: last_uid and last_date only move forward. */
-  touch(id: string, uid: number, date: string): void {
-    this.db
-      .raw('UPDATE threads SET last_uid = max(last_uid, ?), last_date = max(last_date, ?) WHERE id = ?')
-      .run(uid, date, id);
+  async touch(id: string, uid: number, date: string): Promise<void> {
+    await this.db.rawRun(
+      'UPDATE threads SET last_uid = max(last_uid, ?), last_date = max(last_date, ?) WHERE id = ?',
+      uid,
+      date,
+      id,
+    );
   }
 
-  get(inboxId: number, id: string): ThreadRow | undefined {
-    return this.db.first(
+  async get(inboxId: number, id: string): Promise<ThreadRow | undefined> {
+    return await this.db.first(
       this.db.kysely.selectFrom('threads').selectAll().where('inbox_id', '=', inboxId).where('id', '=', id),
     );
   }
 
   /** Threads of this inbox with this normalised subject whose last message is not older than `since`. */
-  recentBySubject(inboxId: number, subjectKey: string, since: string): ThreadRow[] {
-    return this.db.all(
+  async recentBySubject(inboxId: number, subjectKey: string, since: string): Promise<ThreadRow[]> {
+    return await this.db.all(
       this.db.kysely
         .selectFrom('threads')
         .selectAll()
@@ -44,31 +47,33 @@ export class ThreadStore {
   }
 
   /** Addresses seen in a thread (from, to, cc), lower-cased. */
-  participants(threadId: string): string[] {
-    const rows = this.db
-      .raw(
-        `SELECT DISTINCT lower(value) AS address FROM (
+  async participants(threadId: string): Promise<string[]> {
+    const rows = (await this.db.rawAll(
+      `SELECT DISTINCT lower(value) AS address FROM (
            SELECT from_address AS value FROM messages WHERE thread_id = ?
            UNION ALL SELECT j.value FROM messages m, json_each(m.to_addrs) j WHERE m.thread_id = ?
            UNION ALL SELECT j.value FROM messages m, json_each(m.cc_addrs) j WHERE m.thread_id = ?
          ) WHERE value <> ''`,
-      )
-      .all(threadId, threadId, threadId) as { address: string }[];
+      threadId,
+      threadId,
+      threadId,
+    )) as { address: string }[];
     return rows.map((r) => r.address);
   }
 
   /** Newest first by last message; only threads that still hold a message. */
-  list(inboxId: number, beforeLastUid: number | undefined, limit: number): ThreadSummaryRow[] {
-    return this.db
-      .raw(
-        `SELECT t.*, 
+  async list(inboxId: number, beforeLastUid: number | undefined, limit: number): Promise<ThreadSummaryRow[]> {
+    return (await this.db.rawAll(
+      `SELECT t.*, 
            (SELECT count(*) FROM messages m WHERE m.thread_id = t.id) AS message_count,
            (SELECT count(*) FROM messages m WHERE m.thread_id = t.id AND m.seen = 0) AS unread_count
          FROM threads t
          WHERE t.inbox_id = ? AND t.last_uid < ?
            AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id)
          ORDER BY t.last_uid DESC LIMIT ?`,
-      )
-      .all(inboxId, beforeLastUid ?? Number.MAX_SAFE_INTEGER, limit) as ThreadSummaryRow[];
+      inboxId,
+      beforeLastUid ?? Number.MAX_SAFE_INTEGER,
+      limit,
+    )) as ThreadSummaryRow[];
   }
 }

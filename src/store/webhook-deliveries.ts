@@ -49,22 +49,24 @@ export class WebhookDeliveryStore {
   ) {}
 
   /** Queues one event for one webhook (the fan-out of ordinary events is in EventStore.append). */
-  enqueue(webhookId: string, eventSeq: number, at = new Date()): number {
+  async enqueue(webhookId: string, eventSeq: number, at = new Date()): Promise<number> {
     const now = nowIso(at);
-    return this.db.run(
-      this.db.kysely.insertInto('webhook_deliveries').values({
-        webhook_id: webhookId,
-        event_seq: eventSeq,
-        status: 'pending',
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      }),
+    return (
+      await this.db.run(
+        this.db.kysely.insertInto('webhook_deliveries').values({
+          webhook_id: webhookId,
+          event_seq: eventSeq,
+          status: 'pending',
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        }),
+      )
     ).lastInsertRowid;
   }
 
   /** Due deliveries, oldest due first, leaving out webhooks that already have enough in flight. */
-  due(now: Date, skipWebhooks: string[], limit: number): { id: number; webhook_id: string }[] {
+  async due(now: Date, skipWebhooks: string[], limit: number): Promise<{ id: number; webhook_id: string }[]> {
     let q = this.db.kysely
       .selectFrom('webhook_deliveries')
       .select(['id', 'webhook_id'])
@@ -74,12 +76,12 @@ export class WebhookDeliveryStore {
       .orderBy('id')
       .limit(limit);
     if (skipWebhooks.length > 0) q = q.where('webhook_id', 'not in', skipWebhooks);
-    return this.db.all(q);
+    return await this.db.all(q);
   }
 
   /** When the next pending delivery falls due, if any. */
-  nextDueAt(): string | null {
-    const row = this.db.first(
+  async nextDueAt(): Promise<string | null> {
+    const row = await this.db.first(
       this.db.kysely
         .selectFrom('webhook_deliveries')
         .select((eb) => eb.fn.min('next_attempt_at').as('at'))
@@ -93,9 +95,9 @@ export class WebhookDeliveryStore {
    * them meanwhile; if the process dies mid-send they fall due again when the lease runs out.
    * Returns the ids actually taken (another loop may have been first).
    */
-  claim(ids: number[], now: Date, leaseUntil: Date): number[] {
+  async claim(ids: number[], now: Date, leaseUntil: Date): Promise<number[]> {
     if (ids.length === 0) return [];
-    const rows = this.db.all(
+    const rows = await this.db.all(
       this.db.kysely
         .updateTable('webhook_deliveries')
         .set({ next_attempt_at: nowIso(leaseUntil) })
@@ -107,48 +109,48 @@ export class WebhookDeliveryStore {
     return rows.map((r) => r.id);
   }
 
-  jobs(ids: number[]): DeliveryJob[] {
+  async jobs(ids: number[]): Promise<DeliveryJob[]> {
     if (ids.length === 0) return [];
-    return this.db
-      .all(
-        this.db.kysely
-          .selectFrom('webhook_deliveries as d')
-          .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-          .innerJoin('events as e', 'e.seq', 'd.event_seq')
-          .select([
-            'd.id',
-            'd.webhook_id',
-            'd.attempts',
-            'w.url',
-            'w.secret',
-            'w.status as webhook_status',
-            'e.id as event_id',
-            'e.type as event_type',
-            'e.payload',
-            'e.body_of',
-          ])
-          .where('d.id', 'in', ids),
-      )
-      .map(({ body_of, ...job }) => ({
-        ...job,
-        secret: this.sealer.open('webhook-secret', job.secret),
-        payload: fillEventBody(this.db, job.payload, body_of),
-      }));
+    const rows = await this.db.all(
+      this.db.kysely
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .innerJoin('events as e', 'e.seq', 'd.event_seq')
+        .select([
+          'd.id',
+          'd.webhook_id',
+          'd.attempts',
+          'w.url',
+          'w.secret',
+          'w.status as webhook_status',
+          'e.id as event_id',
+          'e.type as event_type',
+          'e.payload',
+          'e.body_of',
+        ])
+        .where('d.id', 'in', ids),
+    );
+    const jobs: DeliveryJob[] = [];
+    for (const { body_of, ...job } of rows) {
+      const secret = this.sealer.open('webhook-secret', job.secret);
+      jobs.push({ ...job, secret, payload: await fillEventBody(this.db, job.payload, body_of) });
+    }
+    return jobs;
   }
 
   /**
    * Logs an attempt and moves its delivery on. A delivery failed meanwhile (its webhook was
    * disabled) keeps that status. False when the delivery is gone (its webhook was deleted).
    */
-  recordAttempt(record: AttemptRecord): boolean {
-    return this.db.transaction(() => {
+  async recordAttempt(record: AttemptRecord): Promise<boolean> {
+    return this.db.transaction(async () => {
       const now = nowIso(record.at);
       const { outcome } = record;
-      const current = this.db.first(
+      const current = await this.db.first(
         this.db.kysely.selectFrom('webhook_deliveries').select('status').where('id', '=', record.deliveryId),
       );
       if (!current) return false;
-      this.db.run(
+      await this.db.run(
         this.db.kysely.insertInto('webhook_attempts').values({
           delivery_id: record.deliveryId,
           webhook_id: record.webhookId,
@@ -158,7 +160,7 @@ export class WebhookDeliveryStore {
           attempted_at: now,
         }),
       );
-      this.db.run(
+      await this.db.run(
         this.db.kysely
           .updateTable('webhook_deliveries')
           .set((eb) => ({
@@ -180,8 +182,8 @@ export class WebhookDeliveryStore {
   }
 
   /** Fails a delivery without sending it (its webhook was switched off meanwhile). */
-  fail(id: number, error: string, at = new Date()): void {
-    this.db.run(
+  async fail(id: number, error: string, at = new Date()): Promise<void> {
+    await this.db.run(
       this.db.kysely
         .updateTable('webhook_deliveries')
         .set({ status: 'failed', next_attempt_at: null, last_error: error, updated_at: nowIso(at) })
@@ -190,7 +192,7 @@ export class WebhookDeliveryStore {
   }
 
   /** A webhook's attempts, newest first, paged by attempt id. */
-  attempts(webhookId: string, limit: number, beforeId?: number): AttemptListRow[] {
+  async attempts(webhookId: string, limit: number, beforeId?: number): Promise<AttemptListRow[]> {
     let q = this.db.kysely
       .selectFrom('webhook_attempts as a')
       .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
@@ -212,6 +214,6 @@ export class WebhookDeliveryStore {
       .orderBy('a.id', 'desc')
       .limit(limit);
     if (beforeId !== undefined) q = q.where('a.id', '<', beforeId);
-    return this.db.all(q);
+    return await this.db.all(q);
   }
 }

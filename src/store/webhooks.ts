@@ -48,7 +48,7 @@ export class WebhookStore {
     private readonly sealer: Sealer,
   ) {}
 
-  create(input: NewWebhook, at = new Date()): WebhookRow {
+  async create(input: NewWebhook, at = new Date()): Promise<WebhookRow> {
     const now = nowIso(at);
     const row: WebhookRow = {
       id: newId('wh'),
@@ -64,13 +64,13 @@ export class WebhookStore {
       updated_at: now,
     };
     const secret = this.sealer.seal('webhook-secret', input.secret);
-    this.db.run(this.db.kysely.insertInto('webhooks').values({ ...row, secret }));
+    await this.db.run(this.db.kysely.insertInto('webhooks').values({ ...row, secret }));
     return row;
   }
 
   /** A webhook of this user; another user's id is as absent as an unknown one. */
-  get(userId: number, id: string): WebhookRow | undefined {
-    return this.db.first(
+  async get(userId: number, id: string): Promise<WebhookRow | undefined> {
+    return await this.db.first(
       this.db.kysely
         .selectFrom('webhooks')
         .select(COLUMNS)
@@ -80,7 +80,7 @@ export class WebhookStore {
   }
 
   /** Newest first, paged by rowid (`before` is the last rowid of the previous page). */
-  list(userId: number, limit: number, before?: number): (WebhookRow & { position: number })[] {
+  async list(userId: number, limit: number, before?: number): Promise<(WebhookRow & { position: number })[]> {
     let q = this.db.kysely
       .selectFrom('webhooks')
       .select(COLUMNS)
@@ -89,16 +89,21 @@ export class WebhookStore {
       .orderBy(sql`rowid`, 'desc')
       .limit(limit);
     if (before !== undefined) q = q.where(sql<number>`rowid`, '<', before);
-    return this.db.all(q);
+    return await this.db.all(q);
   }
 
   /**
    * Applies a change. Disabling fails the webhook's pending deliveries in the same transaction;
    * enabling clears its failure streak.
    */
-  update(userId: number, id: string, patch: WebhookPatch, at = new Date()): WebhookRow | undefined {
-    return this.db.transaction(() => {
-      const current = this.get(userId, id);
+  async update(
+    userId: number,
+    id: string,
+    patch: WebhookPatch,
+    at = new Date(),
+  ): Promise<WebhookRow | undefined> {
+    return this.db.transaction(async () => {
+      const current = await this.get(userId, id);
       if (!current) return undefined;
       const now = nowIso(at);
       const values: Partial<WebhookRow> = { updated_at: now };
@@ -107,15 +112,20 @@ export class WebhookStore {
       if (patch.accounts !== undefined)
         values.accounts = patch.accounts === null ? null : JSON.stringify(patch.accounts);
       if (patch.description !== undefined) values.description = patch.description;
-      this.db.run(this.db.kysely.updateTable('webhooks').set(values).where('id', '=', id));
-      if (patch.status === 'disabled' && current.status === 'enabled') this.disable(id, 'user', at);
-      if (patch.status === 'enabled' && current.status === 'disabled') this.enable(id, at);
+      await this.db.run(this.db.kysely.updateTable('webhooks').set(values).where('id', '=', id));
+      if (patch.status === 'disabled' && current.status === 'enabled') await this.disable(id, 'user', at);
+      if (patch.status === 'enabled' && current.status === 'disabled') await this.enable(id, at);
       return this.get(userId, id);
     });
   }
 
-  setSecret(userId: number, id: string, secret: string, at = new Date()): WebhookRow | undefined {
-    const { changes } = this.db.run(
+  async setSecret(
+    userId: number,
+    id: string,
+    secret: string,
+    at = new Date(),
+  ): Promise<WebhookRow | undefined> {
+    const { changes } = await this.db.run(
       this.db.kysely
         .updateTable('webhooks')
         .set({ secret: this.sealer.seal('webhook-secret', secret), updated_at: nowIso(at) })
@@ -126,25 +136,28 @@ export class WebhookStore {
   }
 
   /** Deletes the webhook; its deliveries and attempts go with it (ON DELETE CASCADE). */
-  remove(userId: number, id: string): boolean {
+  async remove(userId: number, id: string): Promise<boolean> {
     return (
-      this.db.run(this.db.kysely.deleteFrom('webhooks').where('id', '=', id).where('user_id', '=', userId))
-        .changes > 0
+      (
+        await this.db.run(
+          this.db.kysely.deleteFrom('webhooks').where('id', '=', id).where('user_id', '=', userId),
+        )
+      ).changes > 0
     );
   }
 
   /** Switches a webhook off and fails what was still waiting for it. */
-  disable(id: string, reason: DisabledReason, at = new Date()): void {
+  async disable(id: string, reason: DisabledReason, at = new Date()): Promise<void> {
     const now = nowIso(at);
-    this.db.transaction(() => {
-      this.db.run(
+    await this.db.transaction(async () => {
+      await this.db.run(
         this.db.kysely
           .updateTable('webhooks')
           .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
           .where('id', '=', id)
           .where('status', '=', 'enabled'),
       );
-      this.db.run(
+      await this.db.run(
         this.db.kysely
           .updateTable('webhook_deliveries')
           .set({ status: 'failed', next_attempt_at: null, last_error: 'webhook disabled', updated_at: now })
@@ -154,8 +167,8 @@ export class WebhookStore {
     });
   }
 
-  private enable(id: string, at: Date): void {
-    this.db.run(
+  private async enable(id: string, at: Date): Promise<void> {
+    await this.db.run(
       this.db.kysely
         .updateTable('webhooks')
         .set({ status: 'enabled', disabled_reason: null, failing_since: null, updated_at: nowIso(at) })
@@ -164,8 +177,8 @@ export class WebhookStore {
   }
 
   /** A delivery succeeded: the endpoint is healthy again. */
-  markHealthy(id: string): void {
-    this.db.run(
+  async markHealthy(id: string): Promise<void> {
+    await this.db.run(
       this.db.kysely
         .updateTable('webhooks')
         .set({ failing_since: null })
@@ -175,13 +188,13 @@ export class WebhookStore {
   }
 
   /** A delivery failed: starts the failure streak if none is running; returns when it started. */
-  markFailing(id: string, at = new Date()): string | undefined {
-    const row = this.db
-      .raw(
-        `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?
+  async markFailing(id: string, at = new Date()): Promise<string | undefined> {
+    const row = (await this.db.rawFirst(
+      `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?
          RETURNING failing_since`,
-      )
-      .get(nowIso(at), id) as { failing_since: string } | undefined;
+      nowIso(at),
+      id,
+    )) as { failing_since: string } | undefined;
     return row?.failing_since;
   }
 }

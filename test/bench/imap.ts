@@ -62,9 +62,12 @@ export async function runImapBench(
     });
     if (res.status !== 201) throw new Error(`connect: ${res.status} ${res.text}`);
     const store = server.mailroom.deps.store;
-    const inbox = store.inboxes.findByAddress(address)!;
-    const folder = store.folders.find(inbox.id, 'INBOX')!;
-    while (store.folders.countMessages(folder.id) < messages || !store.inboxes.get(inbox.id)!.last_sync_at) {
+    const inbox = (await store.inboxes.findByAddress(address))!;
+    const folder = (await store.folders.find(inbox.id, 'INBOX'))!;
+    while (
+      (await store.folders.countMessages(folder.id)) < messages ||
+      !(await store.inboxes.get(inbox.id))!.last_sync_at
+    ) {
       await new Promise((r) => setTimeout(r, 20));
     }
     const initialSyncSeconds = (Date.now() - began) / 1000;

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
-import { fileMessage } from '../../src/mailbox/file-message.js';
+import { fileMessage } from '../../src/mailbox/ingest/file-message.js';
 import { parseEmail } from '../../src/mail/parse.js';
 import { sampleBody } from './ingest.js';
 
@@ -17,8 +17,8 @@ export async function fillInbox(dataDir: string, count: number): Promise<{ inbox
   await mailroom.start();
   const boot = mailroom.bootstrap!;
   const { store } = mailroom.deps;
-  const inbox = store.inboxes.findByAddress(boot.inbox)!;
-  const folder = store.folders.find(inbox.id, 'INBOX')!;
+  const inbox = (await store.inboxes.findByAddress(boot.inbox))!;
+  const folder = (await store.folders.find(inbox.id, 'INBOX'))!;
   const raw = Buffer.from(
     `From: Sender <sender@example.com>\r\nTo: ${boot.inbox}\r\nSubject: template\r\nMessage-ID: <t@example.com>\r\n\r\n${sampleBody(0)}`,
   );
@@ -26,7 +26,7 @@ export async function fillInbox(dataDir: string, count: number): Promise<{ inbox
   const words = ['invoice', 'meeting', 'report', 'travel', 'launch', 'budget', 'contract', 'review'];
   const batch = 2000;
   for (let start = 0; start < count; start += batch) {
-    store.db.transaction(() => {
+    await store.db.transaction(async () => {
       for (let i = start; i < Math.min(count, start + batch); i++) {
         const parsed = {
           ...template,
@@ -35,7 +35,7 @@ export async function fillInbox(dataDir: string, count: number): Promise<{ inbox
           from: { address: `sender${i % 500}@example.com`, name: `Sender ${i % 500}` },
           date: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
         };
-        fileMessage(store, {
+        await fileMessage(store, {
           inbox,
           folder,
           parsed,

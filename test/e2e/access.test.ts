@@ -15,7 +15,7 @@ describe("one user's key against another user's inbox", () => {
 
   beforeAll(async () => {
     server = await startServer();
-    mallory = server.addUser('mallory');
+    mallory = await server.addUser('mallory');
     await server.sendMail({
       from: 'alice@example.com',
       to: server.inbox,

@@ -198,7 +198,7 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
     }
 
     it('refuses a query and a body account that differ, on every route that takes one, sending nothing', async () => {
-      const other = server.addUser('precision-other');
+      const other = await server.addUser('precision-other');
       const { uid, draft } = await fixtures();
       const sentBefore = (await server.api(`/emails?account=${server.inbox}&folder=Sent`)).json.data.emails
         .length;

@@ -252,15 +252,17 @@ describe('the admin CLI and secrets at rest', { timeout: 120_000 }, () => {
       dataDir,
       bootstrap: false,
       ingestThread: false,
+      parseThreads: 0,
       logger: pino({ level: 'silent' }),
     });
+    await server.open();
     try {
-      const { privateKey } = server.deps.store.domains.signingKey('sealed.example')!;
-      const published = server.deps.store.domains.find('sealed.example')!.dkim_public_key;
+      const { privateKey } = (await server.deps.store.domains.signingKey('sealed.example'))!;
+      const published = (await server.deps.store.domains.find('sealed.example'))!.dkim_public_key;
       const derived = crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'pem' });
       expect(derived).toBe(published);
     } finally {
-      server.db.close();
+      await server.db.close();
     }
   });
 

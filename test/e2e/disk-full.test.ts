@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqliteOf } from '../helpers/sqlite-of.js';
 
 describe('an API send when the database file cannot grow (SQLITE_FULL)', () => {
   let server: TestServer;
@@ -10,7 +11,7 @@ describe('an API send when the database file cannot grow (SQLITE_FULL)', () => {
   afterAll(async () => server.stop());
 
   // The server's own connection: a page limit set on it gives a genuine SQLITE_FULL to its writes.
-  const sqlite = () => server.mailroom.db.sqlite;
+  const sqlite = () => sqliteOf(server.mailroom.db);
   const footprint = () =>
     Object.fromEntries(
       ['messages', 'message_raw', 'deliveries', 'events', 'idempotency_keys'].map((table) => [

@@ -9,7 +9,7 @@ describe('drafts', () => {
 
   beforeAll(async () => {
     server = await startServer();
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
   });
   afterAll(async () => server.stop());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addLocalInbox } from '../../src/mailbox/admin.js';
+import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { mailroom } from '../helpers/cli.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -43,15 +43,15 @@ describe('an open GET /events stream loses its access', { timeout: 60_000 }, () 
   const mail = (to: string, subject: string) =>
     server.sendMail({ from: 'sender@example.com', to, subject, text: `${subject} body` });
   const admin = (path: string, method: string) => server.api(`/admin/v1${path}`, { method, key: TOKEN });
-  const keyIdOf = (userId: number) => server.mailroom.deps.store.apiKeys.list(userId)[0]!.id;
+  const keyIdOf = async (userId: number) => (await server.mailroom.deps.store.apiKeys.list(userId))[0]!.id;
 
   it('ends when the key is revoked by the CLI in another process, and the key no longer opens one', async () => {
-    const carol = server.addUser('carol');
+    const carol = await server.addUser('carol');
     const stream = await openStream(server, '', { key: carol.key });
     await mail(carol.inbox, 'Before revoking');
     expect((await stream.nextEvent()).json.data.email.subject).toBe('Before revoking');
 
-    const revoked = await mailroom(['key', 'revoke', keyIdOf(carol.userId)], {
+    const revoked = await mailroom(['key', 'revoke', await keyIdOf(carol.userId)], {
       MAILROOM_DATA_DIR: server.dataDir,
     });
     expect(revoked.code, revoked.stderr).toBe(0);
@@ -62,7 +62,7 @@ describe('an open GET /events stream loses its access', { timeout: 60_000 }, () 
   });
 
   it('ends when the user is removed', async () => {
-    const dan = server.addUser('dan');
+    const dan = await server.addUser('dan');
     const stream = await openStream(server, `?account=${dan.inbox}`, { key: dan.key });
     expect((await stream.next())?.comment).toBe('connected');
     expect((await admin(`/users/${dan.userId}`, 'DELETE')).status).toBe(200);
@@ -70,8 +70,8 @@ describe('an open GET /events stream loses its access', { timeout: 60_000 }, () 
   });
 
   it('ends an account stream when that inbox is removed, while the stream of all inboxes stays', async () => {
-    const erin = server.addUser('erin');
-    const second = addLocalInbox(server.mailroom.deps, 'erin-two@mailroom.test', erin.userId);
+    const erin = await server.addUser('erin');
+    const second = await addLocalInbox(server.mailroom.deps, 'erin-two@mailroom.test', erin.userId);
     const scoped = await openStream(server, `?account=${second.address}`, { key: erin.key });
     const all = await openStream(server, '', { key: erin.key });
     expect((await scoped.next())?.comment).toBe('connected');
@@ -85,7 +85,7 @@ describe('an open GET /events stream loses its access', { timeout: 60_000 }, () 
   });
 
   it('stays open while the key is valid', async () => {
-    const frank = server.addUser('frank');
+    const frank = await server.addUser('frank');
     const stream = await openStream(server, '', { key: frank.key });
     // Many access checks pass in this time; the stream is still there afterwards.
     expect(await endOf(stream, 1500)).toBe('open');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addLocalInbox } from '../../src/mailbox/admin.js';
+import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openStream } from '../helpers/sse-client.js';
@@ -58,17 +58,24 @@ describe('GET /events streams events as Server-Sent Events', () => {
     await mail(server.inbox, 'Same shape');
     const event = await stream.nextEvent();
     stream.close();
-    const stored = server.mailroom.deps.store.events.find(event.json.id)!;
+    const stored = (await server.mailroom.deps.store.events.find(event.json.id))!;
     expect(event.data).toBe(stored.payload);
   });
 
   it('stores the body once: the event reads it from the message, and keeps it when the message is deleted for good', async () => {
     const store = server.mailroom.deps.store;
-    const before = store.events.lastSeq();
+    const before = await store.events.lastSeq();
     const text = `${'Long body line for the event.\n'.repeat(3000)}end`;
     await server.sendMail({ from: 'sender@example.com', to: server.inbox, subject: 'Body once', text });
-    const [replayed] = store.events.forStream({ userId: store.users.find('default')!.id }, before, 10);
-    const stored = store.db.raw('SELECT payload, body_of FROM events WHERE seq = ?').get(replayed!.seq) as {
+    const [replayed] = await store.events.forStream(
+      { userId: (await store.users.find('default'))!.id },
+      before,
+      10,
+    );
+    const stored = (await store.db.rawFirst(
+      'SELECT payload, body_of FROM events WHERE seq = ?',
+      replayed!.seq,
+    )) as {
       payload: string;
       body_of: number | null;
     };
@@ -99,7 +106,7 @@ describe('GET /events streams events as Server-Sent Events', () => {
 
   it('gives a sent email its body from the Sent copy, not from a second copy in the event', async () => {
     const store = server.mailroom.deps.store;
-    const before = store.events.lastSeq();
+    const before = await store.events.lastSeq();
     const sent = await server.api('/emails/send', {
       method: 'POST',
       body: {
@@ -118,9 +125,10 @@ describe('GET /events streams events as Server-Sent Events', () => {
     expect(event.json.data.email.subject).toBe('Sent once');
     expect(event.json.data.email.text).toContain('Sent body text.');
     expect(event.json.data.email.html).toContain('<p>Sent body html.</p>');
-    const stored = store.db
-      .raw('SELECT payload, body_of FROM events WHERE seq = ?')
-      .get(Number(event.id)) as {
+    const stored = (await store.db.rawFirst(
+      'SELECT payload, body_of FROM events WHERE seq = ?',
+      Number(event.id),
+    )) as {
       payload: string;
       body_of: number | null;
     };
@@ -130,9 +138,9 @@ describe('GET /events streams events as Server-Sent Events', () => {
 
   it('streams all your inboxes without account, one with it, and never anyone else’s', async () => {
     const deps = server.mailroom.deps;
-    const user = deps.store.users.find('default')!;
-    const second = addLocalInbox(deps, 'second@mailroom.test', user.id);
-    const other = server.addUser('dave');
+    const user = (await deps.store.users.find('default'))!;
+    const second = await addLocalInbox(deps, 'second@mailroom.test', user.id);
+    const other = await server.addUser('dave');
 
     const all = await openStream(server);
     const one = await openStream(server, `?account=${second.address}`);
@@ -155,7 +163,7 @@ describe('GET /events streams events as Server-Sent Events', () => {
   });
 
   it("refuses another user's account with 403, a bad Last-Event-ID with 400, no key with 401", async () => {
-    const other = server.addUser('erin');
+    const other = await server.addUser('erin');
     const forbidden = await server.api(`/events?account=${other.inbox}`);
     expect(forbidden.status).toBe(403);
     expect(forbidden.json.error.code).toBe('forbidden');

@@ -9,7 +9,7 @@ let other: { key: string; inbox: string };
 beforeAll(async () => {
   server = await startServer();
   acc = `account=${encodeURIComponent(server.inbox)}`;
-  other = server.addUser('other');
+  other = await server.addUser('other');
 });
 afterAll(async () => server.stop());
 
@@ -172,8 +172,8 @@ describe('DELETE /folders/{name}', () => {
 
   it('deletes a folder named ".." made before such names were refused, addressed with a space', async () => {
     // A URL path cannot carry ".." (clients resolve it away); names are trimmed, so " .." names it.
-    const inbox = server.mailroom.deps.store.inboxes.findByAddress(server.inbox)!;
-    server.mailroom.deps.store.folders.create(inbox.id, '..');
+    const inbox = (await server.mailroom.deps.store.inboxes.findByAddress(server.inbox))!;
+    await server.mailroom.deps.store.folders.create(inbox.id, '..');
     const uid = await deliver();
     expect((await patch(uid, { action: 'move', folder: '..' })).status).toBe(200);
 

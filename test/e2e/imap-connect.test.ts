@@ -5,6 +5,7 @@ import { rawMessage } from '../helpers/dovecot.js';
 import { ADMIN_TOKEN, eventuallyFolder, startImapWorld } from '../helpers/imap-setup.js';
 import type { ImapWorld } from '../helpers/imap-setup.js';
 import { eventually } from '../helpers/server.js';
+import { sqliteOf } from '../helpers/sqlite-of.js';
 
 describe('connecting an external mailbox', () => {
   let world: ImapWorld;
@@ -71,7 +72,7 @@ describe('connecting an external mailbox', () => {
     const admin = await world.server.api('/admin/v1/inboxes', { key: ADMIN_TOKEN });
     expect(admin.text).not.toContain(world.password);
 
-    world.server.mailroom.db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteOf(world.server.mailroom.db).pragma('wal_checkpoint(TRUNCATE)');
     const file = fs.readFileSync(path.join(world.server.dataDir, 'mailroom.db'));
     expect(file.includes(Buffer.from(world.password))).toBe(false);
     expect(file.includes(Buffer.from(`imap://${world.user}:`))).toBe(false);

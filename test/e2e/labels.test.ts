@@ -23,7 +23,7 @@ let other: { key: string; inbox: string };
 beforeAll(async () => {
   server = await startServer();
   acc = `account=${encodeURIComponent(server.inbox)}`;
-  other = server.addUser('other');
+  other = await server.addUser('other');
 });
 afterAll(async () => server.stop());
 

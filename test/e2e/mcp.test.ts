@@ -175,7 +175,7 @@ describe('MCP over Streamable HTTP at /mcp (contract 13)', { timeout: 60_000 }, 
   });
 
   it('sends, replies, forwards, organises, labels and drafts through the mailbox verbs', async () => {
-    const bob = server.addUser('bob-mcp', 'bob-mcp');
+    const bob = await server.addUser('bob-mcp', 'bob-mcp');
     const sent = await call(client, 'send_email', {
       from: server.inbox,
       to: bob.inbox,
@@ -233,7 +233,7 @@ describe('MCP over Streamable HTTP at /mcp (contract 13)', { timeout: 60_000 }, 
   });
 
   it('shows another key nothing of this one’s inboxes', async () => {
-    const carol = server.addUser('carol-mcp', 'carol-mcp');
+    const carol = await server.addUser('carol-mcp', 'carol-mcp');
     const carolClient = await connect(server, carol.key);
     try {
       const { accounts } = await call(carolClient, 'list_inboxes');

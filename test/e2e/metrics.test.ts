@@ -43,7 +43,7 @@ describe('GET /metrics', () => {
 
   beforeAll(async () => {
     server = await startServer({ webhookRetryDelaysMs: new Array(10).fill(50), webhookTimeoutMs: 2000 });
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
   });
   afterAll(async () => server.stop());
 

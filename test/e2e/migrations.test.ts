@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Db } from '../../src/db/connection.js';
+import { SqliteDb } from '../../src/db/sqlite.js';
 import { knownMigrations, runMigrations } from '../../src/db/migrate.js';
 import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom } from '../../src/mailroom.js';
@@ -184,7 +184,7 @@ describe('two processes migrating the same database', { timeout: 120_000 }, () =
     const all = knownMigrations();
     fs.copyFileSync(path.join(root, 'migrations', all[0]!), path.join(onlyFirst, all[0]!));
     const dbFile = path.join(dataDir, 'mailroom.db');
-    const first = new Db(new BetterSqlite3(dbFile));
+    const first = new SqliteDb(new BetterSqlite3(dbFile));
     first.sqlite.pragma('journal_mode = WAL');
     runMigrations(first, { dir: onlyFirst });
 
@@ -214,7 +214,7 @@ describe('two processes migrating the same database', { timeout: 120_000 }, () =
         .run(file, new Date().toISOString());
     }
     first.sqlite.exec('COMMIT');
-    first.close();
+    await first.close();
 
     expect(await exited, stderr).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ users: [] });

@@ -9,7 +9,7 @@ let stranger: { key: string; inbox: string };
 beforeAll(async () => {
   server = await startServer();
   acc = `account=${encodeURIComponent(server.inbox)}`;
-  stranger = server.addUser('stranger');
+  stranger = await server.addUser('stranger');
 });
 afterAll(async () => server.stop());
 
@@ -160,9 +160,9 @@ describe('PATCH /emails/{id}: move', () => {
 
     // A draft, put in place through the store (the drafts routes are another feature's).
     const deps = server.mailroom.deps;
-    const inbox = deps.store.inboxes.findByAddress(server.inbox)!;
-    const row = deps.store.messages.getByUid(inbox.id, uid)!;
-    deps.store.messages.moveTo(row.id, deps.store.folders.find(inbox.id, 'Drafts')!.id, null);
+    const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
+    const row = (await deps.store.messages.getByUid(inbox.id, uid))!;
+    await deps.store.messages.moveTo(row.id, (await deps.store.folders.find(inbox.id, 'Drafts'))!.id, null);
     const out = await patch(uid, { action: 'move', folder: 'INBOX' });
     expect(out.status).toBe(400);
     expect((await read(uid, 'Drafts')).json.data.email.folder).toBe('Drafts');
@@ -215,9 +215,9 @@ describe('DELETE /emails/{id}', () => {
   it('deleting a draft deletes it for good (a discarded draft does not go to Trash)', async () => {
     const uid = await deliver();
     const deps = server.mailroom.deps;
-    const inbox = deps.store.inboxes.findByAddress(server.inbox)!;
-    const row = deps.store.messages.getByUid(inbox.id, uid)!;
-    deps.store.messages.moveTo(row.id, deps.store.folders.find(inbox.id, 'Drafts')!.id, null);
+    const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
+    const row = (await deps.store.messages.getByUid(inbox.id, uid))!;
+    await deps.store.messages.moveTo(row.id, (await deps.store.folders.find(inbox.id, 'Drafts'))!.id, null);
     const res = await del(uid);
     expect(res.json.data).toEqual({ uid, deleted: true, folder: null });
     expect((await read(uid, 'Trash')).status).toBe(404);

@@ -20,7 +20,7 @@ describe('outbound through a relay (MAILROOM_OUTBOUND=relay)', () => {
       relayUrl: capture.url,
       outboundOptions: { retryBaseMs: 150, retryMaxMs: 300, pollMs: 1000 },
     });
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
   });
   afterAll(async () => {
     await server.stop();
@@ -89,7 +89,7 @@ describe('outbound through a relay (MAILROOM_OUTBOUND=relay)', () => {
       const found = capturedFor(sent.messageId);
       return found.length ? found : null;
     });
-    const domain = server.mailroom.deps.store.domains.find('mailroom.test')!;
+    const domain = (await server.mailroom.deps.store.domains.find('mailroom.test'))!;
     const signatures = await dkimResults(copy!.raw, domain, server.inbox);
     expect(signatures).toHaveLength(1);
     const [signature] = signatures;
@@ -158,8 +158,8 @@ describe('outbound through a relay (MAILROOM_OUTBOUND=relay)', () => {
     );
     expect(raw.text).not.toMatch(/Final-Recipient: rfc822; fine@example\.com/);
 
-    const events = server.mailroom.deps.store.events.since(
-      server.mailroom.deps.store.inboxes.list().map((i) => i.id),
+    const events = await server.mailroom.deps.store.events.since(
+      (await server.mailroom.deps.store.inboxes.list()).map((i) => i.id),
       0,
       10_000,
     );

@@ -130,10 +130,10 @@ describe('the read API over HTTP', () => {
       );
       expectError(await server.api(path, { key: 'not-a-key' }), 401, 'unauthorized');
       expectError(await server.api(path, { key: `mr_live_${'x'.repeat(43)}` }), 401, 'unauthorized');
-      const other = server.addUser('revokee');
+      const other = await server.addUser('revokee');
       expect((await server.api(`/emails?account=${other.inbox}`, { key: other.key })).status).toBe(200);
-      const [row] = server.mailroom.deps.store.apiKeys.list(other.userId);
-      server.mailroom.deps.store.apiKeys.revoke(row!.id);
+      const [row] = await server.mailroom.deps.store.apiKeys.list(other.userId);
+      await server.mailroom.deps.store.apiKeys.revoke(row!.id);
       expectError(
         await server.api(`/emails?account=${other.inbox}`, { key: other.key }),
         401,
@@ -268,7 +268,7 @@ describe('the API rate limit', () => {
   });
 
   it('counts each key on its own', async () => {
-    const other = server.addUser('fresh');
+    const other = await server.addUser('fresh');
     expect((await server.api(`/emails?account=${other.inbox}`, { key: other.key })).status).toBe(200);
   });
 });

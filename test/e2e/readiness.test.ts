@@ -55,7 +55,7 @@ describe.skipIf(!canMakeReadOnly)('a database that turns read-only while the ser
     expect(await readyz()).toEqual({ status: 200, body: { status: 'ready' } });
     expect((await send('Before')).code).toBe(250);
     // A key used for the first time while read-only: authentication must not need a write.
-    const fresh = server.addUser('reader', 'reader');
+    const fresh = await server.addUser('reader', 'reader');
     const before = (await server.api(`/emails?account=${server.inbox}`)).json.data.emails;
 
     setImmutable(dbFiles, true);

@@ -19,7 +19,7 @@ describe('a restart keeps every message', () => {
   beforeAll(async () => {
     // All COUNT messages are sent at once, each on its own connection from 127.0.0.1.
     server = await startServer({ smtpMaxConnectionsPerIp: COUNT });
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
     const sends: Promise<unknown>[] = [];
     for (let i = 0; i < COUNT; i++) {
       sends.push(

@@ -62,7 +62,8 @@ describe('secrets at rest', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const privateKey = () => server.mailroom.deps.store.domains.signingKey('mailroom.test')!.privateKey;
+  const privateKey = async () =>
+    (await server.mailroom.deps.store.domains.signingKey('mailroom.test'))!.privateKey;
 
   async function expectDkimPass() {
     const sent = await server.api('/emails/send', {
@@ -73,7 +74,7 @@ describe('secrets at rest', () => {
     const copy = await eventually(() =>
       capture.messages.find((m) => m.raw.toString('utf8').includes(`Message-ID: ${messageId}`)),
     );
-    const domain = server.mailroom.deps.store.domains.find('mailroom.test')!;
+    const domain = (await server.mailroom.deps.store.domains.find('mailroom.test'))!;
     const results = await dkimResults(copy.raw, domain, server.inbox);
     expect(results.map((r) => r.status?.result)).toEqual(['pass']);
   }
@@ -97,11 +98,12 @@ describe('secrets at rest', () => {
   it('keeps the DKIM key and the webhook secret off the disk in clear, and still signs with both', async () => {
     await expectDkimPass();
     await expectWebhookVerifies(webhook.secret);
-    for (const needle of telltales(privateKey(), webhook.secret)) expect(onDisk(dataDir, needle)).toBe(false);
+    for (const needle of telltales(await privateKey(), webhook.secret))
+      expect(onDisk(dataDir, needle)).toBe(false);
   });
 
   it('seals what an older version stored in clear, tightens its modes, and keeps working', async () => {
-    const pem = privateKey();
+    const pem = await privateKey();
     await server.restart(() => {
       // The database as an older version left it: secrets in clear, no secret check, 755/644.
       const sqlite = new BetterSqlite3(path.join(dataDir, 'mailroom.db'));
@@ -119,12 +121,12 @@ describe('secrets at rest', () => {
     expect(modeOf(dataDir).toString(8)).toBe('700');
     for (const name of FILES)
       expect([name, modeOf(path.join(dataDir, name)).toString(8)]).toEqual([name, '600']);
-    expect(privateKey()).toBe(pem);
+    expect(await privateKey()).toBe(pem);
     await expectDkimPass();
     await expectWebhookVerifies(webhook.secret);
   });
 
-  it('refuses to start with another MAILROOM_SECRET, saying which setting is wrong', () => {
+  it('refuses to start with another MAILROOM_SECRET, saying which setting is wrong', async () => {
     const start = () =>
       createMailroom({
         env: {},
@@ -133,8 +135,8 @@ describe('secrets at rest', () => {
         httpPort: 0,
         smtpPort: 0,
         logger: pino({ level: 'silent' }),
-      });
-    expect(start).toThrow(ConfigError);
-    expect(start).toThrow(/MAILROOM_SECRET.*secret\.key/);
+      }).start();
+    await expect(start()).rejects.toThrow(ConfigError);
+    await expect(start()).rejects.toThrow(/MAILROOM_SECRET.*secret\.key/);
   });
 });

@@ -10,7 +10,7 @@ describe('reply and forward', () => {
 
   beforeAll(async () => {
     server = await startServer();
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
     await server.sendMail({
       from: 'Alice Doe <alice@example.com>',
       to: [server.inbox, 'carol@example.org'],

@@ -11,7 +11,7 @@ describe('POST /emails/send (sandbox: nothing leaves the machine)', () => {
 
   beforeAll(async () => {
     server = await startServer();
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
   });
   afterAll(async () => server.stop());
 
@@ -162,10 +162,10 @@ describe('POST /emails/send (sandbox: nothing leaves the machine)', () => {
   it('records email.sent (and email.received for local recipients) in the event stream', async () => {
     const res = await send({ from: server.inbox, to: bob.inbox, subject: 'Evented', text: 'x' });
     expect(res.status).toBe(200);
-    const owner = server.mailroom.deps.store.users.find('default')!;
-    const events = await eventually(() => {
-      const inboxes = server.mailroom.deps.store.inboxes.list().map((i) => i.id);
-      const rows = server.mailroom.deps.store.events.since(inboxes, 0, 1000);
+    const owner = (await server.mailroom.deps.store.users.find('default'))!;
+    const events = await eventually(async () => {
+      const inboxes = (await server.mailroom.deps.store.inboxes.list()).map((i) => i.id);
+      const rows = await server.mailroom.deps.store.events.since(inboxes, 0, 1000);
       const sent = rows.find((r) => r.type === 'email.sent' && r.payload.includes('Evented'));
       const received = rows.find((r) => r.type === 'email.received' && r.payload.includes('Evented'));
       return sent && received ? { sent, received } : null;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/admin.js';
+import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
@@ -215,7 +215,7 @@ describe('recipient probing and postmaster', () => {
   });
 
   it('accepts postmaster@ of every hosted domain, in any case, into the oldest inbox', async () => {
-    addDomain(server.mailroom.deps, 'second.test');
+    await addDomain(server.mailroom.deps, 'second.test');
     const smtp = await openSmtp(server.mailroom.smtp.port);
     const result = await smtp.send(
       'remote-admin@example.com',
@@ -239,7 +239,7 @@ describe('postmaster set by MAILROOM_POSTMASTER', () => {
   let keeper: { key: string; inbox: string };
   beforeAll(async () => {
     server = await startServer({ postmaster: 'keeper@mailroom.test' });
-    keeper = server.addUser('keeper');
+    keeper = await server.addUser('keeper');
   });
   afterAll(async () => server.stop());
 
@@ -256,7 +256,7 @@ describe('postmaster set by MAILROOM_POSTMASTER', () => {
 
   it('keeps a real postmaster inbox when there is one', async () => {
     const deps = server.mailroom.deps;
-    addLocalInbox(deps, 'postmaster@mailroom.test', addUser(deps, 'pm').id);
+    await addLocalInbox(deps, 'postmaster@mailroom.test', (await addUser(deps, 'pm')).id);
     await server.sendMail({
       from: 'a@example.com',
       to: 'postmaster@mailroom.test',

@@ -8,7 +8,7 @@ describe('inbound SMTP recipient policy', () => {
   let bob: { key: string; inbox: string };
   beforeAll(async () => {
     server = await startServer();
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
   });
   afterAll(async () => server.stop());
 

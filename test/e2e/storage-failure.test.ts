@@ -9,19 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
+import { sqliteOf } from '../helpers/sqlite-of.js';
 
 describe('a storage failure while receiving', () => {
   let server: TestServer;
   let bob: { key: string; inbox: string; userId: number };
   beforeAll(async () => {
     server = await startServer();
-    bob = server.addUser('bob');
+    bob = await server.addUser('bob');
   });
   afterAll(async () => server.stop());
 
   // Failures are injected as triggers in the database file itself (not TEMP), so they reach every
   // connection that writes mail, whichever thread holds it.
-  const sqlite = () => server.mailroom.db.sqlite;
+  const sqlite = () => sqliteOf(server.mailroom.db);
   /** Row counts of every table a received message touches. */
   const footprint = () =>
     Object.fromEntries(
@@ -70,7 +71,7 @@ describe('a storage failure while receiving', () => {
 
   it('stores no copy at all when the copy for one of several inboxes fails', async () => {
     const before = footprint();
-    const bobInbox = server.mailroom.deps.store.inboxes.findByAddress(bob.inbox)!;
+    const bobInbox = (await server.mailroom.deps.store.inboxes.findByAddress(bob.inbox))!;
     sqlite().exec(
       `CREATE TRIGGER fail_bob BEFORE INSERT ON messages WHEN NEW.inbox_id = ${bobInbox.id}
        BEGIN SELECT RAISE(ABORT, 'no space for bob'); END`,
@@ -87,7 +88,7 @@ describe('a storage failure while receiving', () => {
   });
 
   it('does not fail a neighbour that was committed in the same batch', async () => {
-    const bobInbox = server.mailroom.deps.store.inboxes.findByAddress(bob.inbox)!;
+    const bobInbox = (await server.mailroom.deps.store.inboxes.findByAddress(bob.inbox))!;
     sqlite().exec(
       `CREATE TRIGGER fail_bob BEFORE INSERT ON messages WHEN NEW.inbox_id = ${bobInbox.id}
        BEGIN SELECT RAISE(ABORT, 'no space for bob'); END`,

@@ -169,7 +169,7 @@ describe('threads built from mail received over SMTP', () => {
   });
 
   it('keeps threads per account, and answers 404 for an unknown thread', async () => {
-    const other = server.addUser('threader');
+    const other = await server.addUser('threader');
     await server.sendMail({
       from: 'alice@example.com',
       to: other.inbox,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTrashSweep } from '../../src/mailbox/trash-sweep.js';
+import { createTrashSweep } from '../../src/mailbox/organising/trash-sweep.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqliteOf } from '../helpers/sqlite-of.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -48,9 +49,9 @@ describe('the trash sweep', () => {
   it('counts from the move to Trash, not from arrival', async () => {
     const uid = await deliver();
     const deps = server.mailroom.deps;
-    const inbox = deps.store.inboxes.findByAddress(server.inbox)!;
-    const row = deps.store.messages.getByUid(inbox.id, uid)!;
-    deps.store.messages.update(row.id, { received_at: new Date(Date.now() - 90 * DAY).toISOString() });
+    const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
+    const row = (await deps.store.messages.getByUid(inbox.id, uid))!;
+    await deps.store.messages.update(row.id, { received_at: new Date(Date.now() - 90 * DAY).toISOString() });
     await trash(uid);
     await sweepAt(0);
     expect(await where(uid)).toBe('Trash');
@@ -107,7 +108,7 @@ describe('the trash sweep', () => {
     expect((await server.api(`/emails?${acc}&folder=Trash&q=kumquat`)).json.data.emails).toHaveLength(0);
     expect((await server.api(`/emails?${acc}&folder=Trash&label=Fruit`)).json.data.emails).toHaveLength(0);
     expect((await server.api(`/labels/${label.id}`)).status).toBe(200);
-    const db = server.mailroom.deps.store.db.sqlite;
+    const db = sqliteOf(server.mailroom.deps.store.db);
     expect(db.prepare('SELECT count(*) AS n FROM attachments').get()).toEqual({ n: 0 });
     expect(db.prepare('SELECT count(*) AS n FROM message_labels').get()).toEqual({ n: 0 });
   });
@@ -118,9 +119,9 @@ describe('the trash sweep', () => {
     await trash(old);
     await trash(fresh);
     const deps = server.mailroom.deps;
-    const inbox = deps.store.inboxes.findByAddress(server.inbox)!;
-    const row = deps.store.messages.getByUid(inbox.id, old)!;
-    deps.store.messages.update(row.id, { trashed_at: new Date(Date.now() - 31 * DAY).toISOString() });
+    const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
+    const row = (await deps.store.messages.getByUid(inbox.id, old))!;
+    await deps.store.messages.update(row.id, { trashed_at: new Date(Date.now() - 31 * DAY).toISOString() });
 
     await server.restart();
     await eventually(async () => (await where(old)) === null);

@@ -14,7 +14,7 @@ describe('GET /emails?wait=N long-polls for mail (contract 13)', () => {
   afterAll(() => server.stop());
 
   it('answers as soon as a message arrives over SMTP during the wait', async () => {
-    const alice = server.addUser('alice-wait', 'alice-wait');
+    const alice = await server.addUser('alice-wait', 'alice-wait');
     const pending = server.api(`/emails?account=${alice.inbox}&wait=30`, { key: alice.key });
     const res = await deliverDuringWait(server, pending, {
       from: 'bob@example.net',
@@ -30,7 +30,7 @@ describe('GET /emails?wait=N long-polls for mail (contract 13)', () => {
   });
 
   it('answers at once when the first page is not empty', async () => {
-    const carol = server.addUser('carol-wait', 'carol-wait');
+    const carol = await server.addUser('carol-wait', 'carol-wait');
     await server.sendMail({ from: 'bob@example.net', to: carol.inbox, subject: 'Already here', text: 'x' });
     await eventually(
       async () =>
@@ -41,7 +41,7 @@ describe('GET /emails?wait=N long-polls for mail (contract 13)', () => {
   });
 
   it('wakes only for mail that matches its filters', async () => {
-    const dave = server.addUser('dave-wait', 'dave-wait');
+    const dave = await server.addUser('dave-wait', 'dave-wait');
     const pending = server.api(`/emails?account=${dave.inbox}&wait=30&subject=Invoice`, { key: dave.key });
     await eventually(() => waitersOf(server) === 1);
     await server.sendMail({ from: 'bob@example.net', to: dave.inbox, subject: 'Lunch?', text: 'x' });
@@ -56,7 +56,7 @@ describe('GET /emails?wait=N long-polls for mail (contract 13)', () => {
   });
 
   it('answers an empty page when nothing came in time', async () => {
-    const erin = server.addUser('erin-wait', 'erin-wait');
+    const erin = await server.addUser('erin-wait', 'erin-wait');
     const res = await server.api(`/emails?account=${erin.inbox}&wait=1`, { key: erin.key });
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({ emails: [], nextCursor: null });
@@ -69,7 +69,7 @@ describe('GET /emails?wait=N long-polls for mail (contract 13)', () => {
       expect(res.json.error.code).toBe('validation_error');
       expect(res.json.error.details[0].path).toBe('wait');
     }
-    const other = server.addUser('frank-wait', 'frank-wait');
+    const other = await server.addUser('frank-wait', 'frank-wait');
     const res = await server.api(`/emails?account=${other.inbox}&wait=30`);
     expect(res.status).toBe(403);
   });
@@ -78,7 +78,7 @@ describe('GET /emails?wait=N long-polls for mail (contract 13)', () => {
     'holds 1,000 waiters on one server and answers them all with one delivery',
     { timeout: 120_000 },
     async () => {
-      const grace = server.addUser('grace-wait', 'grace-wait');
+      const grace = await server.addUser('grace-wait', 'grace-wait');
       global.gc?.();
       const before = process.memoryUsage();
       const waiting = Array.from({ length: 1000 }, () =>

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addLocalInbox } from '../../src/mailbox/admin.js';
+import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -177,8 +177,8 @@ describe('webhook delivery', () => {
 
   it('sends only the events subscribed to, for the inboxes chosen', async () => {
     const deps = server.mailroom.deps;
-    const user = deps.store.users.find('default')!;
-    const side = addLocalInbox(deps, 'side@mailroom.test', user.id);
+    const user = (await deps.store.users.find('default'))!;
+    const side = await addLocalInbox(deps, 'side@mailroom.test', user.id);
     const narrow = await register(server, receiver.url, { accounts: [side.address] });
     const allReceiver = await WebhookReceiver.start();
     try {
@@ -204,7 +204,7 @@ describe('webhook delivery', () => {
   });
 
   it("never sends one user's events to another user's webhook", async () => {
-    const other = server.addUser('carol');
+    const other = await server.addUser('carol');
     const otherReceiver = await WebhookReceiver.start();
     try {
       const mine = await register(server, receiver.url);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addLocalInbox } from '../../src/mailbox/admin.js';
+import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -74,9 +74,9 @@ describe('webhook registration', () => {
 
   it('limits a webhook to some of your inboxes, and refuses inboxes that are not yours', async () => {
     const deps = server.mailroom.deps;
-    const user = deps.store.users.find('default')!;
-    const second = addLocalInbox(deps, 'second@mailroom.test', user.id);
-    const other = server.addUser('mallory');
+    const user = (await deps.store.users.find('default'))!;
+    const second = await addLocalInbox(deps, 'second@mailroom.test', user.id);
+    const other = await server.addUser('mallory');
 
     const mine = await server.api('/webhooks', {
       body: { ...hook(), accounts: [second.address, second.address.toUpperCase()] },
@@ -157,7 +157,7 @@ describe('webhook registration', () => {
 
   it("answers 404 for another user's webhook, whatever the operation", async () => {
     const { id } = (await server.api('/webhooks', { body: hook() })).json.data.webhook;
-    const other = server.addUser('eve');
+    const other = await server.addUser('eve');
     const as = { key: other.key };
     expect((await server.api(`/webhooks/${id}`, as)).status).toBe(404);
     expect(
@@ -173,7 +173,7 @@ describe('webhook registration', () => {
   });
 
   it('pages the list newest first', async () => {
-    const other = server.addUser('pager');
+    const other = await server.addUser('pager');
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       ids.push((await server.api('/webhooks', { key: other.key, body: hook() })).json.data.webhook.id);

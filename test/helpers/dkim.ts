@@ -1,5 +1,5 @@
 import { authenticate } from 'mailauth';
-import { dnsRecordsFor } from '../../src/mailbox/admin.js';
+import { dnsRecordsFor } from '../../src/mailbox/operations/admin.js';
 import type { DomainRow } from '../../src/store/domains.js';
 
 /** The DKIM results of a message, checked against the TXT record Mailroom tells you to publish for `domain`. */

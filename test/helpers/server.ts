@@ -6,7 +6,7 @@ import type { SendMailOptions } from 'nodemailer';
 import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom, MailroomOptions } from '../../src/mailroom.js';
-import { addLocalInbox, addUser, createKey } from '../../src/mailbox/admin.js';
+import { addLocalInbox, addUser, createKey } from '../../src/mailbox/operations/admin.js';
 
 export interface TestServer {
   mailroom: Mailroom;
@@ -22,7 +22,7 @@ export interface TestServer {
   /** Sends a simple message over real SMTP with nodemailer. */
   sendMail(mail: SendMailOptions): Promise<{ messageId: string }>;
   /** Another user with its own inbox and key on the same server. */
-  addUser(name: string, localPart?: string): { key: string; inbox: string; userId: number };
+  addUser(name: string, localPart?: string): Promise<{ key: string; inbox: string; userId: number }>;
   /** Stops and starts again on the same data directory (new ports), running `whileStopped` in between. */
   restart(whileStopped?: () => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
@@ -104,11 +104,11 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
       const info = await transport.sendMail(mail);
       return { messageId: info.messageId };
     },
-    addUser(name, localPart = name) {
+    async addUser(name, localPart = name) {
       const deps = server.mailroom.deps;
-      const user = addUser(deps, name);
-      const inbox = addLocalInbox(deps, `${localPart}@${boot.domain}`, user.id);
-      return { key: createKey(deps, user.id).key, inbox: inbox.address, userId: user.id };
+      const user = await addUser(deps, name);
+      const inbox = await addLocalInbox(deps, `${localPart}@${boot.domain}`, user.id);
+      return { key: (await createKey(deps, user.id)).key, inbox: inbox.address, userId: user.id };
     },
     async restart(whileStopped) {
       transport.close();

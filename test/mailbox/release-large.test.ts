@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LARGE_MESSAGE_BYTES, releaseAfterLarge } from '../../src/mailbox/release-large.js';
+import { LARGE_MESSAGE_BYTES, releaseAfterLarge } from '../../src/mailbox/ingest/release-large.js';
 
 /** A large buffer no one holds any more, and a way to ask whether it is still alive. */
 function garbage(): WeakRef<Buffer> {

@@ -5,9 +5,9 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { EventBus } from '../../src/events/bus.js';
 import { parseEmail } from '../../src/mail/parse.js';
-import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/admin.js';
+import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
-import { fileMessage } from '../../src/mailbox/file-message.js';
+import { fileMessage } from '../../src/mailbox/ingest/file-message.js';
 import { newId } from '../../src/store/ids.js';
 import { createStore } from '../../src/store/index.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
@@ -18,7 +18,7 @@ describe('filing a message on the ingest path', () => {
   let deps: MailboxDeps;
   let inbox: InboxRow;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const db = openDatabase({ file: ':memory:' });
     deps = {
       store: createStore(db, 'a test secret of enough length'),
@@ -26,9 +26,9 @@ describe('filing a message on the ingest path', () => {
       bus: new EventBus(),
       log: pino({ level: 'silent' }),
     };
-    addDomain(deps, 'mailroom.test');
-    addUser(deps, 'owner');
-    inbox = addLocalInbox(deps, 'bob@mailroom.test', 'owner');
+    await addDomain(deps, 'mailroom.test');
+    await addUser(deps, 'owner');
+    inbox = await addLocalInbox(deps, 'bob@mailroom.test', 'owner');
   });
 
   // fileMessage returns the row it wrote instead of reading it back: it must be exactly the stored row.
@@ -37,23 +37,24 @@ describe('filing a message on the ingest path', () => {
     async (name) => {
       const raw = fixture(name);
       const parsed = await parseEmail(raw);
-      const folder = deps.store.folders.find(inbox.id, 'INBOX')!;
-      const row = deps.store.db.transaction(() =>
-        fileMessage(deps.store, {
-          inbox,
-          folder,
-          parsed,
-          raw,
-          flags: ['\\Flagged'],
-          receivedAt: new Date('2026-01-02T03:04:05Z'),
-          authResults: { spf: 'pass' },
-        }),
+      const folder = (await deps.store.folders.find(inbox.id, 'INBOX'))!;
+      const row = await deps.store.db.transaction(
+        async () =>
+          await fileMessage(deps.store, {
+            inbox,
+            folder,
+            parsed,
+            raw,
+            flags: ['\\Flagged'],
+            receivedAt: new Date('2026-01-02T03:04:05Z'),
+            authResults: { spf: 'pass' },
+          }),
       );
-      expect(row).toStrictEqual(deps.store.messages.get(row.id));
-      expect(deps.store.messages.attachmentsOf([row.id]).get(row.id) ?? []).toHaveLength(
+      expect(row).toStrictEqual(await deps.store.messages.get(row.id));
+      expect((await deps.store.messages.attachmentsOf([row.id])).get(row.id) ?? []).toHaveLength(
         parsed.attachments.length,
       );
-      expect(deps.store.messages.raw(row.id)).toEqual(raw);
+      expect(await deps.store.messages.raw(row.id)).toEqual(raw);
     },
   );
 });

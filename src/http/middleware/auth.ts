@@ -15,7 +15,7 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const row = match ? c.var.deps.store.apiKeys.authenticate(match[1]!) : undefined;
+    const row = match ? await c.var.deps.store.apiKeys.authenticate(match[1]!) : undefined;
     if (!row) {
       throttle.failed(c);
       c.header('WWW-Authenticate', 'Bearer');
@@ -25,7 +25,7 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
     if (now - (lastTouched.get(row.id) ?? 0) > TOUCH_INTERVAL_MS) {
       lastTouched.set(row.id, now);
       try {
-        c.var.deps.store.apiKeys.touch(row.id);
+        await c.var.deps.store.apiKeys.touch(row.id);
       } catch (error) {
         // A database that cannot be written still serves reads: last_used_at waits for the next
         // touch, and a write the request itself makes answers 503 unavailable.

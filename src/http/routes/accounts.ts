@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { listAccounts } from '../../mailbox/accounts.js';
+import { listAccounts } from '../../mailbox/reading/accounts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
@@ -36,5 +36,5 @@ const list = createRoute({
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, (c) => ok(c, { accounts: listAccounts(c.var.deps, c.var.userId) }));
+  app.openapi(list, async (c) => ok(c, { accounts: await listAccounts(c.var.deps, c.var.userId) }));
 }

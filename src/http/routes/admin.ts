@@ -15,7 +15,7 @@ import {
   removeUser,
   requireUser,
   revokeKey,
-} from '../../mailbox/admin.js';
+} from '../../mailbox/operations/admin.js';
 import type { AppEnv } from '../context.js';
 import type { AuthThrottle } from '../middleware/auth-throttle.js';
 import { ok } from '../envelope.js';
@@ -98,11 +98,11 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: jsonBody(z.object({ domain: z.string().min(1) })),
       responses: { ...created(z.object({ domain: AdminDomain }), 'The domain'), ...errors, ...conflict },
     }),
-    (c) => {
+    async (c) => {
       const deps = c.var.deps;
       return ok(
         c,
-        { domain: domainView(addDomain(deps, c.req.valid('json').domain), deps.config.hostname) },
+        { domain: domainView(await addDomain(deps, c.req.valid('json').domain), deps.config.hostname) },
         201,
       );
     },
@@ -115,9 +115,11 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         ...errors,
       },
     }),
-    (c) =>
+    async (c) =>
       ok(c, {
-        domains: c.var.deps.store.domains.list().map((d) => domainView(d, c.var.deps.config.hostname)),
+        domains: (await c.var.deps.store.domains.list()).map((d) =>
+          domainView(d, c.var.deps.config.hostname),
+        ),
       }),
   );
   app.openapi(
@@ -126,8 +128,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: { params: name },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
-    (c) => {
-      removeDomain(c.var.deps, c.req.valid('param').name);
+    async (c) => {
+      await removeDomain(c.var.deps, c.req.valid('param').name);
       return ok(c, { deleted: true });
     },
   );
@@ -138,14 +140,14 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: jsonBody(z.object({ name: z.string().min(1) })),
       responses: { ...created(z.object({ user: AdminUser }), 'The user'), ...errors, ...conflict },
     }),
-    (c) => ok(c, { user: addUser(c.var.deps, c.req.valid('json').name) }, 201),
+    async (c) => ok(c, { user: await addUser(c.var.deps, c.req.valid('json').name) }, 201),
   );
   app.openapi(
     createRoute({
       ...route('get', '/users', 'listUsers', 'Users'),
       responses: { ...okResponse(envelope(z.object({ users: z.array(AdminUser) })), 'Users'), ...errors },
     }),
-    (c) => ok(c, { users: c.var.deps.store.users.list() }),
+    async (c) => ok(c, { users: await c.var.deps.store.users.list() }),
   );
   app.openapi(
     createRoute({
@@ -158,8 +160,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: { params: z.object({ id: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
-    (c) => {
-      removeUser(c.var.deps, c.req.valid('param').id);
+    async (c) => {
+      await removeUser(c.var.deps, c.req.valid('param').id);
       return ok(c, { deleted: true });
     },
   );
@@ -170,10 +172,10 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: jsonBody(z.object({ user: userRef, name: z.string().max(100).optional() })),
       responses: { ...created(z.object({ key: AdminKeyWithSecret }), 'The key'), ...errors },
     }),
-    (c) => {
+    async (c) => {
       const body = c.req.valid('json');
-      const { row, key } = createKey(c.var.deps, body.user, body.name ?? '');
-      return ok(c, { key: { ...keyView(c.var.deps, row), key } }, 201);
+      const { row, key } = await createKey(c.var.deps, body.user, body.name ?? '');
+      return ok(c, { key: { ...(await keyView(c.var.deps, row)), key } }, 201);
     },
   );
   app.openapi(
@@ -182,10 +184,11 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: { query: z.object({ user: z.string().optional() }) },
       responses: { ...okResponse(envelope(z.object({ keys: z.array(AdminKey) })), 'Keys'), ...errors },
     }),
-    (c) => {
+    async (c) => {
       const user = c.req.valid('query').user;
-      const userId = user !== undefined ? requireUser(c.var.deps, user).id : undefined;
-      return ok(c, { keys: c.var.deps.store.apiKeys.list(userId).map((k) => keyView(c.var.deps, k)) });
+      const userId = user !== undefined ? (await requireUser(c.var.deps, user)).id : undefined;
+      const rows = await c.var.deps.store.apiKeys.list(userId);
+      return ok(c, { keys: await Promise.all(rows.map((k) => keyView(c.var.deps, k))) });
     },
   );
   app.openapi(
@@ -194,8 +197,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: { params: z.object({ id: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ revoked: z.boolean() })), 'Revoked'), ...errors },
     }),
-    (c) => {
-      revokeKey(c.var.deps, c.req.valid('param').id);
+    async (c) => {
+      await revokeKey(c.var.deps, c.req.valid('param').id);
       return ok(c, { revoked: true });
     },
   );
@@ -254,8 +257,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
               imap: body.imap.url,
               smtp: body.smtp.url,
             })
-          : addLocalInbox(deps, body.address, body.user, body.displayName ?? '');
-      return ok(c, { inbox: inboxView(deps, inbox) }, 201);
+          : await addLocalInbox(deps, body.address, body.user, body.displayName ?? '');
+      return ok(c, { inbox: await inboxView(deps, inbox) }, 201);
     },
   );
   app.openapi(
@@ -267,10 +270,11 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         ...errors,
       },
     }),
-    (c) => {
+    async (c) => {
       const user = c.req.valid('query').user;
-      const userId = user !== undefined ? requireUser(c.var.deps, user).id : undefined;
-      return ok(c, { inboxes: c.var.deps.store.inboxes.list(userId).map((i) => inboxView(c.var.deps, i)) });
+      const userId = user !== undefined ? (await requireUser(c.var.deps, user)).id : undefined;
+      const rows = await c.var.deps.store.inboxes.list(userId);
+      return ok(c, { inboxes: await Promise.all(rows.map((i) => inboxView(c.var.deps, i))) });
     },
   );
   app.openapi(
@@ -279,8 +283,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       request: { params: z.object({ address: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
-    (c) => {
-      removeInbox(c.var.deps, c.req.valid('param').address);
+    async (c) => {
+      await removeInbox(c.var.deps, c.req.valid('param').address);
       return ok(c, { deleted: true });
     },
   );

@@ -1,9 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts.js';
+import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts/drafts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { EitherAccountQuery, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
+import {
+  EitherAccountQuery,
+  bearerSecurity,
+  commonErrors,
+  envelope,
+  jsonBody,
+  okResponse,
+} from '../schemas/common.js';
 import { remoteErrors } from '../schemas/remote-errors.js';
 import {
   CreateDraftBody,
@@ -15,7 +22,7 @@ import {
   SendResult,
   UpdateDraftBody,
 } from '../schemas/send.js';
-import { okJson, sendingErrors } from './send.js';
+import { sendingErrors } from './send.js';
 
 // Paths under /emails/drafts have a literal second segment that no /emails/{id}/... route of
 // another method shares; {uid} only matches digits, so /emails/drafts never reads as an email id.
@@ -48,7 +55,7 @@ const update = createRoute({
   security: bearerSecurity,
   request: { params: DraftUidParam, query: EitherAccountQuery, ...jsonBody(UpdateDraftBody) },
   responses: {
-    ...okJson(envelope(z.object({ draft: Draft })), 'The draft as it is now'),
+    ...okResponse(envelope(z.object({ draft: Draft })), 'The draft as it is now'),
     ...commonErrors,
     ...remoteErrors,
     413: sendingErrors[413],
@@ -69,7 +76,7 @@ const send = createRoute({
     ...jsonBody(SendDraftBody),
   },
   responses: {
-    ...okJson(envelope(SendResult), 'The sent email, as a send answers'),
+    ...okResponse(envelope(SendResult), 'The sent email, as a send answers'),
     ...commonErrors,
     ...sendingErrors,
   },
@@ -84,7 +91,7 @@ const remove = createRoute({
   security: bearerSecurity,
   request: { params: DraftUidParam, query: DraftAccountQuery },
   responses: {
-    ...okJson(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),
+    ...okResponse(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),
     ...commonErrors,
     ...remoteErrors,
   },

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { applyLabels, removeLabel } from '../../mailbox/labels.js';
-import { deleteEmail, updateEmail } from '../../mailbox/organise.js';
+import { applyLabels, removeLabel } from '../../mailbox/organising/labels.js';
+import { deleteEmail, updateEmail } from '../../mailbox/organising/organise.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody } from '../schemas/common.js';
+import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
 import { remoteErrors } from '../schemas/remote-errors.js';
 import { Email } from '../schemas/emails.js';
 import {
@@ -16,9 +16,8 @@ import {
   OrganiseQuery,
   UpdateEmailBody,
 } from '../schemas/organise.js';
-import { okJson } from './send.js';
 
-const emailResponse = okJson(envelope(z.object({ email: Email })), 'The email as it is now');
+const emailResponse = okResponse(envelope(z.object({ email: Email })), 'The email as it is now');
 
 const update = createRoute({
   method: 'patch',
@@ -45,7 +44,7 @@ const remove = createRoute({
   security: bearerSecurity,
   request: { params: UidParam, query: DeleteEmailQuery },
   responses: {
-    ...okJson(envelope(DeleteEmailResult), 'Where the email went'),
+    ...okResponse(envelope(DeleteEmailResult), 'Where the email went'),
     ...commonErrors,
     ...remoteErrors,
   },
@@ -86,14 +85,14 @@ export function registerEmailOrganiseRoutes(app: OpenAPIHono<AppEnv>) {
     return ok(c, await deleteEmail(c.var.deps, c.var.userId, ref, { permanent }));
   });
 
-  app.openapi(label, (c) => {
+  app.openapi(label, async (c) => {
     const ref = { ...c.req.valid('query'), account: c.var.account, uid: c.req.valid('param').id };
-    return ok(c, { email: applyLabels(c.var.deps, c.var.userId, ref, c.req.valid('json').labels) });
+    return ok(c, { email: await applyLabels(c.var.deps, c.var.userId, ref, c.req.valid('json').labels) });
   });
 
-  app.openapi(unlabel, (c) => {
+  app.openapi(unlabel, async (c) => {
     const { id, labelId } = c.req.valid('param');
     const ref = { ...c.req.valid('query'), uid: id };
-    return ok(c, { email: removeLabel(c.var.deps, c.var.userId, ref, labelId) });
+    return ok(c, { email: await removeLabel(c.var.deps, c.var.userId, ref, labelId) });
   });
 }

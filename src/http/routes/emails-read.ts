@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/read.js';
-import { waitForEmails } from '../../mailbox/wait-for-email.js';
+import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/reading/read.js';
+import { waitForEmails } from '../../mailbox/events/wait-for-email.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { UidParam, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
@@ -12,7 +12,6 @@ import {
   ListEmailsQuery,
   ReadEmailQuery,
 } from '../schemas/emails.js';
-import { okJson } from './send.js';
 
 const list = createRoute({
   method: 'get',
@@ -23,7 +22,7 @@ const list = createRoute({
   security: bearerSecurity,
   request: { query: ListEmailsQuery },
   responses: {
-    ...okJson(
+    ...okResponse(
       envelope(z.object({ emails: z.array(Email), nextCursor: z.string().nullable() })),
       'A page of emails',
     ),
@@ -95,7 +94,7 @@ export function contentDisposition(filename: string): string {
 export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) => {
     const { wait, ...query } = c.req.valid('query');
-    if (wait === undefined) return ok(c, listEmails(c.var.deps, c.var.userId, query));
+    if (wait === undefined) return ok(c, await listEmails(c.var.deps, c.var.userId, query));
     const options = { seconds: wait, signal: c.req.raw.signal };
     const { end, ...page } = await waitForEmails(c.var.deps, c.var.userId, query, options);
     // Ended by the server stopping: the client should reconnect, not keep this connection.
@@ -103,16 +102,16 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
     return ok(c, page);
   });
 
-  app.openapi(read, (c) => {
+  app.openapi(read, async (c) => {
     const { id } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    return ok(c, { email: readEmail(c.var.deps, c.var.userId, account, id, folder ?? 'INBOX') });
+    return ok(c, { email: await readEmail(c.var.deps, c.var.userId, account, id, folder ?? 'INBOX') });
   });
 
-  app.openapi(raw, (c) => {
+  app.openapi(raw, async (c) => {
     const { id } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    const bytes = readRaw(c.var.deps, c.var.userId, account, id, folder);
+    const bytes = await readRaw(c.var.deps, c.var.userId, account, id, folder);
     return c.body(new Uint8Array(bytes), 200, {
       'Content-Type': 'message/rfc822',
       'Content-Disposition': contentDisposition(`email-${id}.eml`),

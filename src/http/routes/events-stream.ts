@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { openEventFeed } from '../../mailbox/event-stream.js';
+import { openEventFeed } from '../../mailbox/events/event-stream.js';
 import type { AppEnv } from '../context.js';
 import { bearerSecurity, commonErrors } from '../schemas/common.js';
 import { EventsHeaders, EventsQuery } from '../schemas/webhooks.js';
@@ -44,10 +44,10 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
   const open = new Set<() => void>();
 
   function register(app: OpenAPIHono<AppEnv>) {
-    app.openapi(stream, (c) => {
+    app.openapi(stream, async (c) => {
       const { account, lastEventId } = c.req.valid('query');
       const resumeAfter = c.req.valid('header')['last-event-id'] ?? lastEventId;
-      const feed = openEventFeed(c.var.deps, c.var, {
+      const feed = await openEventFeed(c.var.deps, c.var, {
         ...(account !== undefined ? { account } : {}),
         ...(resumeAfter !== undefined ? { lastEventId: Number(resumeAfter) } : {}),
       });
@@ -86,7 +86,7 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
 
         async function pump() {
           while (!closed) {
-            for (const row of feed.take()) {
+            for (const row of await feed.take()) {
               if (closed) break;
               await sse.writeSSE({ event: row.type, id: String(row.seq), data: row.payload });
             }

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createFolder, deleteFolder } from '../../mailbox/folders.js';
-import { listFolders } from '../../mailbox/read.js';
+import { createFolder, deleteFolder } from '../../mailbox/organising/folders.js';
+import { listFolders } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {
@@ -70,17 +70,17 @@ const remove = createRoute({
 });
 
 export function registerFolderRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, (c) =>
-    ok(c, { folders: listFolders(c.var.deps, c.var.userId, c.req.valid('query').account) }),
+  app.openapi(list, async (c) =>
+    ok(c, { folders: await listFolders(c.var.deps, c.var.userId, c.req.valid('query').account) }),
   );
 
-  app.openapi(create, (c) => {
+  app.openapi(create, async (c) => {
     const { name } = c.req.valid('json');
-    return ok(c, { folder: createFolder(c.var.deps, c.var.userId, c.var.account, name) }, 201);
+    return ok(c, { folder: await createFolder(c.var.deps, c.var.userId, c.var.account, name) }, 201);
   });
 
-  app.openapi(remove, (c) => {
+  app.openapi(remove, async (c) => {
     const { account } = c.req.valid('query');
-    return ok(c, deleteFolder(c.var.deps, c.var.userId, account, c.req.valid('param').name));
+    return ok(c, await deleteFolder(c.var.deps, c.var.userId, account, c.req.valid('param').name));
   });
 }

@@ -1,6 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from '../../mailbox/labels.js';
+import {
+  createLabel,
+  deleteLabel,
+  getLabel,
+  listLabels,
+  updateLabel,
+} from '../../mailbox/organising/labels.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {
@@ -94,25 +100,27 @@ const remove = createRoute({
 });
 
 export function registerLabelRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(create, (c) => {
-    const label = createLabel(c.var.deps, c.var.userId, c.req.valid('json'));
+  app.openapi(create, async (c) => {
+    const label = await createLabel(c.var.deps, c.var.userId, c.req.valid('json'));
     return ok(c, { label }, 201, 'Label created successfully');
   });
 
-  app.openapi(list, (c) => {
+  app.openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, listLabels(c.var.deps, c.var.userId, limit, cursor));
+    return ok(c, await listLabels(c.var.deps, c.var.userId, limit, cursor));
   });
 
-  app.openapi(one, (c) => ok(c, { label: getLabel(c.var.deps, c.var.userId, c.req.valid('param').id) }));
+  app.openapi(one, async (c) =>
+    ok(c, { label: await getLabel(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+  );
 
-  app.openapi(update, (c) => {
-    const label = updateLabel(c.var.deps, c.var.userId, c.req.valid('param').id, c.req.valid('json'));
+  app.openapi(update, async (c) => {
+    const label = await updateLabel(c.var.deps, c.var.userId, c.req.valid('param').id, c.req.valid('json'));
     return ok(c, { label });
   });
 
-  app.openapi(remove, (c) => {
-    const { id } = deleteLabel(c.var.deps, c.var.userId, c.req.valid('param').id);
+  app.openapi(remove, async (c) => {
+    const { id } = await deleteLabel(c.var.deps, c.var.userId, c.req.valid('param').id);
     return ok(c, { id, deleted: true });
   });
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { storedMetrics } from '../../mailbox/metrics.js';
+import { storedMetrics } from '../../mailbox/operations/metrics.js';
 import type { StoredCounts } from '../../store/metrics.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
@@ -23,12 +23,12 @@ interface Sample {
  * then it wants `Authorization: Bearer <token>`.
  */
 export function registerMetricsRoute(app: Hono<AppEnv>, http: HttpMetrics): void {
-  app.get('/metrics', (c) => {
+  app.get('/metrics', async (c) => {
     if (!authorised(c)) {
       c.header('WWW-Authenticate', 'Bearer');
       return sendError(c, 'unauthorized', 'a valid metrics token is required: Authorization: Bearer <token>');
     }
-    const text = renderMetrics(storedMetrics(c.var.deps), http);
+    const text = renderMetrics(await storedMetrics(c.var.deps), http);
     return c.body(text, 200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' });
   });
 }

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { OpenAPIHono, z } from '@hono/zod-openapi';
-import { forwardEmail, replyToEmail } from '../../mailbox/reply-forward.js';
-import { sendEmail } from '../../mailbox/send.js';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
+import { sendEmail } from '../../mailbox/sending/send.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import {
@@ -11,6 +11,7 @@ import {
   commonErrors,
   envelope,
   jsonBody,
+  okResponse,
 } from '../schemas/common.js';
 import { remoteErrors } from '../schemas/remote-errors.js';
 import {
@@ -27,14 +28,6 @@ const error = (description: string) => ({
   description,
   content: { 'application/json': { schema: ErrorResponse } },
 });
-
-/**
- * A 200 documented with its concrete schema: okResponse's loosely typed one leaves async
- * handlers without a return type they can satisfy.
- */
-export function okJson<T extends z.ZodTypeAny>(schema: T, description: string) {
-  return { 200: { description, content: { 'application/json': { schema } } } };
-}
 
 /** Errors every sending route may add to the common ones. */
 export const sendingErrors = {
@@ -56,7 +49,7 @@ const send = createRoute({
   security: bearerSecurity,
   request: { headers: IdempotencyHeader, ...jsonBody(SendBody) },
   responses: {
-    ...okJson(envelope(SendResult), 'The sent email'),
+    ...okResponse(envelope(SendResult), 'The sent email'),
     ...commonErrors,
     ...sendingErrors,
   },
@@ -72,7 +65,7 @@ const reply = createRoute({
   security: bearerSecurity,
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ReplyBody) },
   responses: {
-    ...okJson(envelope(ReplyResult), 'The reply as sent'),
+    ...okResponse(envelope(ReplyResult), 'The reply as sent'),
     ...commonErrors,
     ...sendingErrors,
   },
@@ -87,7 +80,7 @@ const forward = createRoute({
   security: bearerSecurity,
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ForwardBody) },
   responses: {
-    ...okJson(envelope(ReplyResult), 'The forward as sent'),
+    ...okResponse(envelope(ReplyResult), 'The forward as sent'),
     ...commonErrors,
     ...sendingErrors,
   },

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { listThreads, readThread } from '../../mailbox/read.js';
+import { listThreads, readThread } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { AccountQuery, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
@@ -41,11 +41,14 @@ const one = createRoute({
 });
 
 export function registerThreadRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, (c) => {
+  app.openapi(list, async (c) => {
     const { account, limit, cursor } = c.req.valid('query');
-    return ok(c, listThreads(c.var.deps, c.var.userId, account, limit, cursor));
+    return ok(c, await listThreads(c.var.deps, c.var.userId, account, limit, cursor));
   });
-  app.openapi(one, (c) =>
-    ok(c, readThread(c.var.deps, c.var.userId, c.req.valid('query').account, c.req.valid('param').threadId)),
+  app.openapi(one, async (c) =>
+    ok(
+      c,
+      await readThread(c.var.deps, c.var.userId, c.req.valid('query').account, c.req.valid('param').threadId),
+    ),
   );
 }

@@ -9,7 +9,7 @@ import {
   rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
-} from '../../mailbox/webhooks.js';
+} from '../../mailbox/events/webhooks.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
@@ -157,34 +157,36 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
     ok(c, { webhook: await createWebhook(c.var.deps, c.var.userId, c.req.valid('json')) }, 201),
   );
 
-  app.openapi(list, (c) => {
+  app.openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, listWebhooks(c.var.deps, c.var.userId, limit, cursor));
+    return ok(c, await listWebhooks(c.var.deps, c.var.userId, limit, cursor));
   });
 
-  app.openapi(one, (c) => ok(c, { webhook: getWebhook(c.var.deps, c.var.userId, c.req.valid('param').id) }));
+  app.openapi(one, async (c) =>
+    ok(c, { webhook: await getWebhook(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+  );
 
   app.openapi(update, async (c) => {
     const { id } = c.req.valid('param');
     return ok(c, { webhook: await updateWebhook(c.var.deps, c.var.userId, id, c.req.valid('json')) });
   });
 
-  app.openapi(remove, (c) => {
+  app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    deleteWebhook(c.var.deps, c.var.userId, id);
+    await deleteWebhook(c.var.deps, c.var.userId, id);
     return ok(c, { id, deleted: true });
   });
 
-  app.openapi(rotate, (c) =>
-    ok(c, { webhook: rotateWebhookSecret(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+  app.openapi(rotate, async (c) =>
+    ok(c, { webhook: await rotateWebhookSecret(c.var.deps, c.var.userId, c.req.valid('param').id) }),
   );
 
   app.openapi(test, async (c) =>
     ok(c, await sendTestEvent(c.var.deps, c.var.userId, c.req.valid('param').id)),
   );
 
-  app.openapi(deliveries, (c) => {
+  app.openapi(deliveries, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, listDeliveries(c.var.deps, c.var.userId, c.req.valid('param').id, limit, cursor));
+    return ok(c, await listDeliveries(c.var.deps, c.var.userId, c.req.valid('param').id, limit, cursor));
   });
 }

@@ -1,0 +1,210 @@
+import { composeDraft } from '../../mail/draft.js';
+import { parseEmail } from '../../mail/parse.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import type { MessageRow } from '../../store/messages.js';
+import { requireInbox, requireMessage } from '../access.js';
+import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
+import type { MailboxDeps } from '../deps.js';
+import type { DraftFields, DraftState } from './draft-content.js';
+import { EMPTY_DRAFT, mergeDraft, stateOf } from './draft-content.js';
+import type { AttachmentView, EmailView } from '../reading/email-view.js';
+import { NotFound, TooLarge, ValidationFailed } from '../errors.js';
+import { fileMessage, viewOfFiled } from '../ingest/file-message.js';
+import { idempotencyGuard, withIdempotency } from '../sending/idempotency.js';
+import { dispatch } from '../sending/outgoing.js';
+import { InputProblems, checkRecipientCount, distinctAddresses } from '../sending/outgoing-input.js';
+import type { SendOptions, SendResult } from '../sending/send.js';
+import { sendResultOf } from '../sending/send.js';
+
+/** Source 2.3 plus the threading fields an Email has. */
+export interface DraftView {
+  uid: number;
+  threadId: string;
+  messageId: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  text: string;
+  html: string;
+  attachments: AttachmentView[];
+  inReplyTo: string | null;
+  references: string[];
+  date: string;
+  flags: string[];
+}
+
+const DRAFT_FLAGS = ['\\Seen', '\\Draft'];
+
+function draftViewOf(view: EmailView): DraftView {
+  return {
+    uid: view.uid,
+    threadId: view.threadId,
+    messageId: view.messageId,
+    from: view.from,
+    to: view.to,
+    cc: view.cc,
+    bcc: view.bcc ?? [],
+    subject: view.subject,
+    text: view.text,
+    html: view.html ?? '',
+    attachments: view.attachments,
+    inReplyTo: view.inReplyTo,
+    references: view.references,
+    date: view.date,
+    flags: view.flags,
+  };
+}
+
+/** What the composer needs from a draft's state, for saving it and for sending it alike. */
+function composeInputOf(deps: MailboxDeps, inbox: InboxRow, state: DraftState) {
+  return {
+    from: { address: inbox.address, name: state.fromName || inbox.display_name },
+    to: state.to.entries,
+    cc: state.cc.entries,
+    bcc: state.bcc.entries,
+    subject: state.subject,
+    ...(state.text !== undefined ? { text: state.text } : {}),
+    ...(state.html !== undefined ? { html: state.html } : {}),
+    attachments: state.attachments,
+    inReplyTo: state.inReplyTo,
+    references: state.references,
+    messageIdDomain: inbox.address.split('@')[1] ?? deps.config.domain,
+    ...(state.messageId ? { messageId: state.messageId } : {}),
+  };
+}
+
+/** Composes the draft's MIME and files it into Drafts, replacing `existing` under the same uid. */
+async function storeDraft(
+  deps: MailboxDeps,
+  inbox: InboxRow,
+  state: DraftState,
+  existing?: { row: MessageRow; keepThread: boolean },
+): Promise<DraftView> {
+  const { raw } = await composeDraft(composeInputOf(deps, inbox, state));
+  const limit = deps.config.maxMessageBytes;
+  if (raw.length > limit) throw new TooLarge(`the draft is ${raw.length} bytes; the limit is ${limit}`);
+  const parsed = await parseEmail(raw);
+  const { store } = deps;
+  const folder = await store.folders.find(inbox.id, 'Drafts');
+  if (!folder) throw new Error(`inbox ${inbox.address} has no Drafts folder`);
+  const file = (remoteUid: number | null) =>
+    store.groupCommit.submit(async () => {
+      if (existing) {
+        const current = await store.messages.get(existing.row.id);
+        if (!current || current.folder_id !== folder.id) return null;
+        await store.messages.remove(current.id);
+      }
+      const row = await fileMessage(store, {
+        inbox,
+        folder,
+        parsed,
+        raw,
+        flags: DRAFT_FLAGS,
+        receivedAt: new Date(),
+        bcc: state.bcc.addresses,
+        ...(existing ? { uid: existing.row.uid } : {}),
+        ...(existing?.keepThread ? { threadId: existing.row.thread_id } : {}),
+      });
+      if (remoteUid !== null) await store.imapState.setRemoteUid(row.id, remoteUid);
+      return viewOfFiled((await store.messages.get(row.id))!, folder, parsed, true);
+    });
+  const remote = remoteOf(deps, inbox);
+  const view = remote
+    ? await remote.exclusive(async () => {
+        if (existing && !(await store.messages.get(existing.row.id))) return null;
+        // Append the new version before removing the old, so a failure never loses the draft.
+        const remoteUid = await remote.append(requireRemoteFolder(folder), raw, DRAFT_FLAGS);
+        const oldUid = existing?.row.remote_uid;
+        if (oldUid !== null && oldUid !== undefined) await remote.expunge(folder, oldUid);
+        return file(remoteUid);
+      })
+    : await file(null);
+  if (!view) throw new NotFound(`no draft with uid ${existing?.row.uid} in ${inbox.address}`);
+  return draftViewOf(view);
+}
+
+async function loadDraft(deps: MailboxDeps, inbox: InboxRow, uid: number) {
+  const { message } = await requireMessage(deps, inbox, uid, 'Drafts');
+  const raw = await deps.store.messages.raw(message.id);
+  if (!raw) throw new NotFound(`draft ${uid} has no stored source`);
+  return { row: message, state: stateOf(await parseEmail(raw)) };
+}
+
+/** POST /emails/drafts */
+export async function createDraft(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  fields: DraftFields,
+): Promise<DraftView> {
+  const inbox = await requireInbox(deps, userId, account);
+  const state = await mergeDraft(deps, inbox, EMPTY_DRAFT, fields);
+  return storeDraft(deps, inbox, state);
+}
+
+/** PUT /emails/drafts/{uid}: fields given replace, fields absent stay (contract 5). */
+export async function updateDraft(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  uid: number,
+  fields: DraftFields,
+): Promise<DraftView> {
+  const inbox = await requireInbox(deps, userId, account);
+  const draft = await loadDraft(deps, inbox, uid);
+  const state = await mergeDraft(deps, inbox, draft.state, fields);
+  return storeDraft(deps, inbox, state, { row: draft.row, keepThread: fields.inReplyTo === undefined });
+}
+
+/** POST /emails/drafts/{uid}/send: sent like a new message; it leaves Drafts and keeps its uid in Sent. */
+export async function sendDraft(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  uid: number,
+  options: SendOptions = {},
+): Promise<SendResult> {
+  const guard = idempotencyGuard(userId, options.idempotencyKey, 'draft-send', { account, uid });
+  return withIdempotency(deps, guard, async () => {
+    const inbox = await requireInbox(deps, userId, account);
+    const { row, state } = await loadDraft(deps, inbox, uid);
+    const count = distinctAddresses(state.to.addresses, state.cc.addresses, state.bcc.addresses).length;
+    if (count === 0) throw ValidationFailed.field('to', 'the draft has no recipient yet');
+    const problems = new InputProblems();
+    checkRecipientCount(count, deps.config.maxRecipients, problems);
+    problems.throwIfAny();
+    return dispatch(
+      deps,
+      {
+        inbox,
+        bcc: state.bcc.addresses,
+        draft: row,
+        compose: composeInputOf(deps, inbox, state),
+      },
+      guard,
+      sendResultOf,
+    );
+  });
+}
+
+/** DELETE /emails/drafts/{uid}: removed for good, never sent. */
+export async function deleteDraft(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  uid: number,
+): Promise<{ uid: number; deleted: true }> {
+  const inbox = await requireInbox(deps, userId, account);
+  const remote = remoteOf(deps, inbox);
+  const remove = async () => {
+    const { message, folder } = await requireMessage(deps, inbox, uid, 'Drafts');
+    if (remote) await remote.expunge(requireRemoteFolder(folder), remoteUidOf(message));
+    await deps.store.db.transaction(async () => {
+      await deps.store.messages.remove(message.id);
+    });
+    return { uid, deleted: true as const };
+  };
+  return remote ? remote.exclusive(remove) : remove();
+}

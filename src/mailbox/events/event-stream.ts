@@ -1,0 +1,122 @@
+import type { EventRow } from '../../store/events.js';
+import { requireInbox } from '../access.js';
+import type { MailboxDeps } from '../deps.js';
+
+const PAGE = 200;
+
+/**
+ * The events of a caller's inboxes in commit order, from a starting seq onwards. Every read is
+ * from the events table (seq is assigned in commit order, so "after the last one sent" never skips
+ * or repeats one); the bus only says when to read again.
+ */
+export class EventFeed {
+  private cursor = 0;
+  private dirty = true;
+  private wake: (() => void) | null = null;
+  private readonly unsubscribe: () => void;
+
+  private constructor(
+    private readonly deps: MailboxDeps,
+    private readonly scope: { userId: number; keyId: string; inboxId?: number },
+  ) {
+    this.unsubscribe = deps.bus.subscribe((rows) => {
+      if (rows.some((row) => this.wants(row))) this.poke();
+    });
+  }
+
+  /** A feed starting after `afterSeq`, or (null) after the last event committed now. */
+  static async open(
+    deps: MailboxDeps,
+    scope: { userId: number; keyId: string; inboxId?: number },
+    afterSeq: number | null,
+  ): Promise<EventFeed> {
+    // Subscribed before the starting point is read, so nothing committed in between is missed.
+    const feed = new EventFeed(deps, scope);
+    try {
+      feed.cursor = afterSeq ?? (await deps.store.events.lastSeq());
+    } catch (error) {
+      feed.close();
+      throw error;
+    }
+    return feed;
+  }
+
+  /** The next events not yet taken, oldest first (a page at a time). */
+  async take(): Promise<EventRow[]> {
+    this.dirty = false;
+    const rows = await this.deps.store.events.forStream(this.scope, this.cursor, PAGE);
+    const last = rows[rows.length - 1];
+    if (last) this.cursor = last.seq;
+    if (rows.length === PAGE) this.dirty = true;
+    return rows;
+  }
+
+  /** Resolves true when there may be more to take (or on `close`), false when `ms` passed quietly. */
+  wait(ms: number): Promise<boolean> {
+    if (this.dirty) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        // A quiet period still reads once: events written by another process raise no bus notice.
+        this.dirty = true;
+        resolve(false);
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(true);
+      };
+    });
+  }
+
+  /**
+   * Whether the caller may still read this feed: the key is neither revoked nor gone with its
+   * user, and a one-inbox feed's inbox is still the user's. Read from the database each time, so
+   * a revocation made by another process (the CLI) counts too.
+   */
+  async stillAllowed(): Promise<boolean> {
+    const { store } = this.deps;
+    if (!(await store.apiKeys.isActive(this.scope.keyId))) return false;
+    if (this.scope.inboxId === undefined) return true;
+    return (await store.inboxes.get(this.scope.inboxId))?.user_id === this.scope.userId;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.wake?.();
+  }
+
+  private poke(): void {
+    this.dirty = true;
+    this.wake?.();
+  }
+
+  private wants(row: EventRow): boolean {
+    return (
+      row.user_id === this.scope.userId &&
+      row.inbox_id !== null &&
+      (this.scope.inboxId === undefined || row.inbox_id === this.scope.inboxId)
+    );
+  }
+}
+
+/**
+ * Opens the event feed of `GET /events`: one inbox when `account` is given (it must be the
+ * caller's: 403), else every inbox of the caller, including ones added later. Starts after
+ * `lastEventId` when given, else with what happens from now on. The door re-checks
+ * `stillAllowed` while the feed is open and ends it when the caller's access is gone.
+ */
+export async function openEventFeed(
+  deps: MailboxDeps,
+  caller: { userId: number; keyId: string },
+  options: { account?: string; lastEventId?: number },
+): Promise<EventFeed> {
+  const { userId, keyId } = caller;
+  const inboxId =
+    options.account !== undefined ? (await requireInbox(deps, userId, options.account)).id : undefined;
+  return EventFeed.open(
+    deps,
+    { userId, keyId, ...(inboxId !== undefined ? { inboxId } : {}) },
+    options.lastEventId ?? null,
+  );
+}

@@ -1,0 +1,256 @@
+import { TEST_EVENT_TYPE } from '../../events/dispatcher.js';
+import { generateWebhookSecret } from '../../events/signing.js';
+import { checkWebhookUrl } from '../../events/url-guard.js';
+import type { AttemptListRow } from '../../store/webhook-deliveries.js';
+import type { WebhookPatch, WebhookRow } from '../../store/webhooks.js';
+import { decodeCursor, encodeCursor } from '../reading/cursor.js';
+import type { MailboxDeps } from '../deps.js';
+import { Forbidden, NotFound, ValidationFailed } from '../errors.js';
+
+/** The event kinds a webhook can subscribe to (contract 7). */
+export const EVENT_KINDS = ['email.received', 'email.sent', 'email.bounced'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  events: string[];
+  /** Inbox addresses the webhook is limited to; null for all of the user's inboxes. */
+  accounts: string[] | null;
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Only right after create and rotate-secret. */
+  secret?: string;
+}
+
+export interface WebhookInput {
+  url: string;
+  events: EventKind[];
+  accounts?: string[] | null;
+  description?: string | null;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: EventKind[];
+  accounts?: string[] | null;
+  description?: string | null;
+  status?: 'enabled' | 'disabled';
+}
+
+export async function createWebhook(
+  deps: MailboxDeps,
+  userId: number,
+  input: WebhookInput,
+): Promise<WebhookView> {
+  const url = await requireDeliverableUrl(deps, input.url);
+  const secret = generateWebhookSecret();
+  const row = await deps.store.webhooks.create({
+    userId,
+    url,
+    events: uniqueKinds(input.events),
+    accounts: await inboxIdsOf(deps, userId, input.accounts ?? null),
+    description: input.description ?? null,
+    secret,
+  });
+  return { ...(await viewOf(deps, row)), secret };
+}
+
+export async function listWebhooks(
+  deps: MailboxDeps,
+  userId: number,
+  limit: number,
+  cursor?: string,
+): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
+  const before = cursor !== undefined ? decodeCursor(cursor, 'webhook') : undefined;
+  const rows = await deps.store.webhooks.list(userId, limit + 1, before);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const webhooks: WebhookView[] = [];
+  for (const row of page) webhooks.push(await viewOf(deps, row));
+  return {
+    webhooks,
+    nextCursor: rows.length > limit && last ? encodeCursor('webhook', last.position) : null,
+  };
+}
+
+export async function getWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookView> {
+  return viewOf(deps, await requireWebhook(deps, userId, id));
+}
+
+export async function updateWebhook(
+  deps: MailboxDeps,
+  userId: number,
+  id: string,
+  changes: WebhookChanges,
+): Promise<WebhookView> {
+  await requireWebhook(deps, userId, id);
+  const patch: WebhookPatch = {};
+  if (changes.url !== undefined) patch.url = await requireDeliverableUrl(deps, changes.url);
+  if (changes.events !== undefined) patch.events = uniqueKinds(changes.events);
+  if (changes.accounts !== undefined) patch.accounts = await inboxIdsOf(deps, userId, changes.accounts);
+  if (changes.description !== undefined) patch.description = changes.description;
+  if (changes.status !== undefined) patch.status = changes.status;
+  const row = await deps.store.webhooks.update(userId, id, patch);
+  if (!row) throw notFound(id);
+  return viewOf(deps, row);
+}
+
+export async function deleteWebhook(deps: MailboxDeps, userId: number, id: string): Promise<void> {
+  if (!(await deps.store.webhooks.remove(userId, id))) throw notFound(id);
+}
+
+/** A new secret at once; deliveries from now on (retries included) are signed with it alone. */
+export async function rotateWebhookSecret(
+  deps: MailboxDeps,
+  userId: number,
+  id: string,
+): Promise<WebhookView> {
+  const secret = generateWebhookSecret();
+  const row = await deps.store.webhooks.setSecret(userId, id, secret);
+  if (!row) throw notFound(id);
+  return { ...(await viewOf(deps, row)), secret };
+}
+
+/**
+ * Queues a `webhook.test` event for this webhook alone, whatever its status; the dispatcher
+ * makes one attempt, visible in the webhook's deliveries.
+ */
+export async function sendTestEvent(deps: MailboxDeps, userId: number, id: string) {
+  const hook = await requireWebhook(deps, userId, id);
+  const { event, deliveryId } = await deps.store.groupCommit.submit(async () => {
+    const event = await deps.store.events.append({
+      type: TEST_EVENT_TYPE,
+      userId,
+      inboxId: null,
+      data: { webhook: { id: hook.id, url: hook.url }, message: 'A test event from Mailroom.' },
+    });
+    return { event, deliveryId: await deps.store.webhookDeliveries.enqueue(hook.id, event.seq) };
+  });
+  deps.bus.publish([event]);
+  return {
+    event: { id: event.id, type: event.type, created_at: event.created_at },
+    delivery: { id: deliveryId, status: 'pending' as const },
+  };
+}
+
+export interface AttemptView {
+  id: number;
+  event_id: string;
+  type: string;
+  succeeded: boolean;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+  delivery: {
+    id: number;
+    status: 'pending' | 'succeeded' | 'failed';
+    attempts: number;
+    next_attempt_at: string | null;
+  };
+}
+
+/** A webhook's delivery attempts, newest first. */
+export async function listDeliveries(
+  deps: MailboxDeps,
+  userId: number,
+  id: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ deliveries: AttemptView[]; nextCursor: string | null }> {
+  const hook = await requireWebhook(deps, userId, id);
+  const before = cursor !== undefined ? decodeCursor(cursor, 'attempt') : undefined;
+  const rows = await deps.store.webhookDeliveries.attempts(hook.id, limit + 1, before);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    deliveries: page.map(attemptView),
+    nextCursor: rows.length > limit && last ? encodeCursor('attempt', last.id) : null,
+  };
+}
+
+function attemptView(row: AttemptListRow): AttemptView {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    type: row.event_type,
+    succeeded:
+      row.error === null && row.status_code !== null && row.status_code >= 200 && row.status_code < 300,
+    status_code: row.status_code,
+    error: row.error,
+    duration_ms: row.duration_ms,
+    attempted_at: row.attempted_at,
+    delivery: {
+      id: row.delivery_id,
+      status: row.delivery_status,
+      attempts: row.delivery_attempts,
+      next_attempt_at: row.delivery_status === 'pending' ? row.next_attempt_at : null,
+    },
+  };
+}
+
+async function requireWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookRow> {
+  const row = await deps.store.webhooks.get(userId, id);
+  if (!row) throw notFound(id);
+  return row;
+}
+
+const notFound = (id: string) => new NotFound(`no webhook ${JSON.stringify(id)}`);
+
+async function requireDeliverableUrl(deps: MailboxDeps, url: string): Promise<string> {
+  const check = await checkWebhookUrl(url.trim(), { allowPrivate: deps.config.webhookAllowPrivate });
+  if (!check.ok) {
+    if (check.address !== undefined)
+      deps.log.warn({ url: url.trim(), address: check.address }, 'webhook URL refused: non-public address');
+    throw ValidationFailed.field('url', check.reason);
+  }
+  return check.url.href;
+}
+
+const uniqueKinds = (kinds: EventKind[]): string[] => EVENT_KINDS.filter((k) => kinds.includes(k));
+
+/** Addresses to inbox ids; each must be one of the caller's inboxes (403 otherwise, as for `account`). */
+async function inboxIdsOf(
+  deps: MailboxDeps,
+  userId: number,
+  accounts: string[] | null,
+): Promise<number[] | null> {
+  if (accounts === null) return null;
+  const ids: number[] = [];
+  for (const address of accounts) {
+    const inbox = await deps.store.inboxes.findByAddress(address.trim());
+    if (!inbox || inbox.user_id !== userId) throw new Forbidden(`${address} is not one of your inboxes`);
+    ids.push(inbox.id);
+  }
+  return [...new Set(ids)];
+}
+
+async function viewOf(deps: MailboxDeps, row: WebhookRow): Promise<WebhookView> {
+  const ids = row.accounts === null ? null : (JSON.parse(row.accounts) as number[]);
+  let accounts: string[] | null = null;
+  if (ids !== null) {
+    // An inbox removed since is left out.
+    accounts = [];
+    for (const inboxId of ids) {
+      const inbox = await deps.store.inboxes.get(inboxId);
+      if (inbox) accounts.push(inbox.address);
+    }
+  }
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    accounts,
+    description: row.description,
+    status: row.status,
+    disabled_reason: row.status === 'disabled' ? row.disabled_reason : null,
+    failing_since: row.failing_since,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

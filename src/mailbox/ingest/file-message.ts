@@ -1,0 +1,160 @@
+import { emailForEvent } from '../../events/payload.js';
+import { normalizeSubject } from '../../mail/subject.js';
+import type { ParsedAddress, ParsedEmail } from '../../mail/types.js';
+import type { FolderRow } from '../../store/folders.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import type { EventRow } from '../../store/events.js';
+import type { Store } from '../../store/index.js';
+import { nowIso } from '../../store/ids.js';
+import type { MessageRow } from '../../store/messages.js';
+import type { DeliveryView, EmailView } from '../reading/email-view.js';
+import { toEmailView } from '../reading/email-view.js';
+import { findThread, newThreadId } from './threading.js';
+
+/** Full-text indexing stops here; the whole text is still stored and returned. */
+const FTS_BODY_LIMIT = 256 * 1024;
+
+export interface FileInput {
+  inbox: InboxRow;
+  folder: FolderRow;
+  parsed: ParsedEmail;
+  raw: Buffer;
+  flags: string[];
+  receivedAt: Date;
+  authResults?: unknown;
+  /** bcc recipients, known only on mail this account sent. */
+  bcc?: string[];
+  delivery?: DeliveryView[];
+  /** Reuse this uid instead of allocating one (a draft sent keeps its uid). */
+  uid?: number;
+  threadId?: string;
+}
+
+const addressesOf = (list: ParsedAddress[]) => list.map((a) => a.address).filter((a) => a !== '');
+
+/**
+ * Stores one parsed message into a folder of an inbox: uid, thread, row, raw, attachments,
+ * index. Call inside the transaction that also records its events.
+ */
+export async function fileMessage(store: Store, input: FileInput): Promise<MessageRow> {
+  const { inbox, parsed } = input;
+  const receivedAt = nowIso(input.receivedAt);
+  const date = parsed.date ? nowIso(parsed.date) : receivedAt;
+  const uid = input.uid ?? (await store.inboxes.allocateUid(inbox.id));
+  const threadId =
+    input.threadId ??
+    (await findThread(store, inbox.id, parsed, parsed.date ?? input.receivedAt)) ??
+    (await createThread());
+
+  async function createThread(): Promise<string> {
+    const id = newThreadId();
+    await store.threads.create({
+      id,
+      inbox_id: inbox.id,
+      subject: parsed.subject,
+      subject_key: normalizeSubject(parsed.subject),
+      last_uid: uid,
+      last_date: date,
+      created_at: receivedAt,
+    });
+    return id;
+  }
+
+  const to = addressesOf(parsed.to);
+  const cc = addressesOf(parsed.cc);
+  const bcc = input.bcc ?? [];
+  const row: Omit<MessageRow, 'id'> = {
+    inbox_id: inbox.id,
+    uid,
+    folder_id: input.folder.id,
+    thread_id: threadId,
+    message_id: parsed.messageId,
+    in_reply_to: parsed.inReplyTo,
+    refs: JSON.stringify(parsed.references),
+    from_address: parsed.from?.address ?? '',
+    from_name: parsed.from?.name ?? '',
+    to_addrs: JSON.stringify(to),
+    cc_addrs: JSON.stringify(cc),
+    bcc_addrs: JSON.stringify(bcc),
+    reply_to: JSON.stringify(addressesOf(parsed.replyTo)),
+    subject: parsed.subject,
+    date,
+    received_at: receivedAt,
+    text: parsed.text,
+    html: parsed.html,
+    size: input.raw.length,
+    has_attachments: parsed.attachments.some((a) => !a.inline) ? 1 : 0,
+    flags: JSON.stringify(input.flags),
+    seen: input.flags.includes('\\Seen') ? 1 : 0,
+    auth_results: input.authResults === undefined ? null : JSON.stringify(input.authResults),
+    delivery: input.delivery ? JSON.stringify(input.delivery) : null,
+    remote_uid: null,
+    trashed_at: null,
+    address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
+  };
+  const id = await store.messages.insert(
+    row,
+    input.raw,
+    parsed.attachments.map((a) => ({
+      attachment_id: a.id,
+      filename: a.filename,
+      content_type: a.contentType,
+      size: a.size,
+      content_id: a.contentId,
+      inline: a.inline ? 1 : 0,
+    })),
+    {
+      subject: parsed.subject,
+      addresses: [parsed.from?.name ?? '', parsed.from?.address ?? '', ...to, ...cc, ...bcc].join(' '),
+      body: parsed.text.length > FTS_BODY_LIMIT ? parsed.text.slice(0, FTS_BODY_LIMIT) : parsed.text,
+    },
+  );
+  await store.threads.touch(threadId, uid, date);
+  // The row as stored, without reading it back; a test compares it with the database's copy.
+  return { ...row, id };
+}
+
+/**
+ * Records `email.received` or `email.sent` for a message just filed. The event row refers to the
+ * message for its text and html instead of holding a second copy (see EventStore.append).
+ */
+export async function appendEmailEvent(
+  store: Store,
+  type: 'email.received' | 'email.sent',
+  inbox: InboxRow,
+  row: MessageRow,
+  view: EmailView,
+): Promise<EventRow> {
+  return store.events.append({
+    type,
+    userId: inbox.user_id,
+    inboxId: inbox.id,
+    data: { account: inbox.address, email: emailForEvent(view) },
+    bodyOf: row.id,
+  });
+}
+
+/** The full Email view of a message just filed (attachments from the parse, no labels yet). */
+export function viewOfFiled(
+  row: MessageRow,
+  folder: FolderRow,
+  parsed: ParsedEmail,
+  sentByAccount: boolean,
+): EmailView {
+  return toEmailView(row, {
+    folderName: folder.name,
+    mode: 'full',
+    extract: false,
+    sentByAccount,
+    labels: [],
+    attachments: parsed.attachments.map((a) => ({
+      message_id: row.id,
+      attachment_id: a.id,
+      filename: a.filename,
+      content_type: a.contentType,
+      size: a.size,
+      content_id: a.contentId,
+      inline: a.inline ? 1 : 0,
+    })),
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * Worker-thread entry: files parsed inbound messages in group-commit batches on its own
+ * connection, so a commit's fsync never blocks the thread that speaks SMTP and HTTP.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import type { Config } from '../../config.js';
+import { openDatabase } from '../../db/open.js';
+import { EventBus } from '../../events/bus.js';
+import type { EventRow } from '../../store/events.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import { createStore } from '../../store/index.js';
+import type { IngestJob, IngestReply } from './ingest-writer.js';
+import { fileForEach } from './receive.js';
+import { releaseAfterLarge } from './release-large.js';
+
+const config = workerData as Config;
+if (!config.secret) throw new Error('the ingest thread starts after MAILROOM_SECRET is loaded');
+const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
+const deps = {
+  store: createStore(db, config.secret),
+  config,
+  bus: new EventBus(),
+  log: pino({ level: 'silent' }),
+};
+const port = parentPort!;
+
+port.on('message', (message: IngestJob | 'close') => {
+  if (message === 'close') {
+    void close();
+    return;
+  }
+  // Group commit: what arrives while a batch is committing goes into the next transaction.
+  deps.store.groupCommit
+    .submit(() => fileOne(message))
+    .then(
+      (reply) => {
+        port.postMessage(reply);
+        releaseAfterLarge(message.raw.byteLength);
+      },
+      (error: Error) => port.postMessage({ id: message.id, error: error.message } satisfies IngestReply),
+    );
+});
+
+/** A close that fails still ends the thread, with the error as before (the writer sees it). */
+async function close(): Promise<void> {
+  try {
+    await db.close();
+  } catch (error) {
+    setImmediate(() => {
+      throw error;
+    });
+  } finally {
+    port.close();
+  }
+}
+
+async function fileOne(job: IngestJob): Promise<IngestReply> {
+  const events: EventRow[] = [];
+  const inboxes: InboxRow[] = [];
+  for (const id of job.inboxIds) {
+    const inbox = await deps.store.inboxes.get(id);
+    if (inbox !== undefined) inboxes.push(inbox);
+  }
+  const message = {
+    raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
+    inboxes,
+    authResults: job.authResults,
+    spam: job.spam,
+    receivedAt: new Date(job.receivedAt),
+  };
+  const filed = await fileForEach(deps, message, job.parsed, events);
+  return { id: job.id, filed: filed.map((f) => ({ inboxId: f.inbox.id, uid: f.uid })), events };
+}

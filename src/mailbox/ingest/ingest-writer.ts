@@ -1,0 +1,91 @@
+import type { Worker } from 'node:worker_threads';
+import type { Config } from '../../config.js';
+import type { ParsedEmail } from '../../mail/types.js';
+import type { EventRow } from '../../store/events.js';
+import { startThread } from './thread-start.js';
+import { transferList } from './transfer-list.js';
+
+export interface IngestJob {
+  id: number;
+  raw: Uint8Array;
+  /** Parsed on the main thread, attachment bytes left out: the thread needs only their metadata. */
+  parsed: ParsedEmail;
+  inboxIds: number[];
+  authResults: unknown;
+  spam: boolean;
+  receivedAt: string;
+}
+
+export type IngestReply =
+  | { id: number; filed: { inboxId: number; uid: number }[]; events: EventRow[] }
+  | { id: number; error: string };
+
+interface Pending {
+  resolve: (reply: Extract<IngestReply, { filed: unknown }>) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The main-thread side of the ingest thread: hands it messages and settles each promise when
+ * the commit holding that message is done. A crashed thread fails its pending messages (the
+ * SMTP client gets 451 and retries) and is started again.
+ */
+export class IngestWriter {
+  private worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closing = false;
+
+  constructor(private readonly config: Config) {
+    this.worker = this.spawn();
+  }
+
+  /** `job.raw` moves to the thread when it owns its memory (no copy): the caller must not read it after. */
+  submit(job: Omit<IngestJob, 'id'>): Promise<Extract<IngestReply, { filed: unknown }>> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...job, id }, transferList(job.raw));
+    });
+  }
+
+  /**
+   * Lets the thread finish what it holds for up to `graceMs`, then ends it. Resolves only once
+   * the thread has exited: a thread still starting would otherwise open the database file after
+   * the caller believed the server stopped (and, say, removed its data folder).
+   */
+  async close(graceMs = 10_000): Promise<void> {
+    this.closing = true;
+    const deadline = Date.now() + graceMs;
+    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.postMessage('close');
+    const left = Math.max(0, deadline - Date.now());
+    await Promise.race([exited, new Promise((r) => setTimeout(r, left).unref())]);
+    await this.worker.terminate();
+  }
+
+  private spawn(): Worker {
+    const worker = startThread('ingest-thread', this.config);
+    worker.on('message', (reply: IngestReply) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      if ('error' in reply) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply);
+    });
+    worker.on('error', (error) => this.failAll(error));
+    worker.on('exit', () => {
+      this.failAll(new Error('ingest thread exited'));
+      if (!this.closing) this.worker = this.spawn();
+    });
+    return worker;
+  }
+
+  private failAll(error: Error): void {
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id);
+      waiting.reject(error);
+    }
+  }
+}

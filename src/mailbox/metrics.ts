@@ -1,7 +1,0 @@
-import type { StoredCounts } from '../store/metrics.js';
-import type { MailboxDeps } from './deps.js';
-
-/** Traffic counters and queue depths the database already holds, for `GET /metrics`. */
-export function storedMetrics(deps: MailboxDeps): StoredCounts {
-  return deps.store.metrics.counts();
-}

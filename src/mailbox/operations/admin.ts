@@ -1,0 +1,234 @@
+import crypto from 'node:crypto';
+import type { MailboxDeps } from '../deps.js';
+import { Conflict, NotFound, ValidationFailed } from '../errors.js';
+import { isValidAddress } from '../../mail/addresses.js';
+import { nowIso } from '../../store/ids.js';
+import type { DomainRow } from '../../store/domains.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import type { UserRow } from '../../store/users.js';
+import type { ApiKeyRow } from '../../store/api-keys.js';
+import { sealJson } from '../../store/sealing.js';
+import type { RemoteConfig } from '../remote.js';
+
+const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
+const USER_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export interface DnsRecord {
+  type: 'MX' | 'TXT';
+  name: string;
+  value: string;
+}
+
+export function dnsRecordsFor(domain: DomainRow, mailHost: string): DnsRecord[] {
+  const publicKey = domain.dkim_public_key
+    .replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '')
+    .replace(/\s+/g, '');
+  return [
+    { type: 'MX', name: domain.name, value: `10 ${mailHost}` },
+    { type: 'TXT', name: domain.name, value: 'v=spf1 mx -all' },
+    {
+      type: 'TXT',
+      name: `${domain.dkim_selector}._domainkey.${domain.name}`,
+      value: `v=DKIM1; k=rsa; p=${publicKey}`,
+    },
+    {
+      type: 'TXT',
+      name: `_dmarc.${domain.name}`,
+      value: `v=DMARC1; p=quarantine; rua=mailto:postmaster@${domain.name}`,
+    },
+  ];
+}
+
+export function domainView(domain: DomainRow, mailHost: string) {
+  return { name: domain.name, dnsRecords: dnsRecordsFor(domain, mailHost), created_at: domain.created_at };
+}
+
+export async function addDomain(deps: MailboxDeps, name: string): Promise<DomainRow> {
+  const domain = name.trim().toLowerCase().replace(/\.$/, '');
+  if (!DOMAIN_RE.test(domain))
+    throw ValidationFailed.field('domain', `${JSON.stringify(name)} is not a domain name`);
+  if (await deps.store.domains.find(domain)) throw new Conflict(`domain ${domain} already exists`);
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const selector = `mr${new Date().toISOString().slice(0, 7).replace('-', '')}`;
+  const row: DomainRow = {
+    name: domain,
+    dkim_selector: selector,
+    dkim_public_key: publicKey,
+    created_at: nowIso(),
+  };
+  await deps.store.domains.create({ ...row, dkim_private_key: privateKey });
+  return row;
+}
+
+export async function removeDomain(deps: MailboxDeps, name: string): Promise<void> {
+  const domain = name.trim().toLowerCase();
+  const inboxes = await deps.store.inboxes.list();
+  const inUse = inboxes.some((i) => i.kind === 'local' && i.address.endsWith(`@${domain}`));
+  if (inUse) throw new Conflict(`domain ${domain} still has inboxes; remove them first`);
+  if (!(await deps.store.domains.remove(domain))) throw new NotFound(`no domain ${domain}`);
+}
+
+export async function addUser(deps: MailboxDeps, name: string): Promise<UserRow> {
+  if (!USER_RE.test(name)) {
+    throw ValidationFailed.field(
+      'name',
+      'user name must be 1-64 letters, digits, dots, dashes or underscores',
+    );
+  }
+  if (await deps.store.users.find(name)) throw new Conflict(`user ${name} already exists`);
+  return deps.store.users.create(name);
+}
+
+export async function requireUser(deps: MailboxDeps, idOrName: string | number): Promise<UserRow> {
+  const user = await deps.store.users.find(idOrName);
+  if (!user) throw new NotFound(`no user ${JSON.stringify(String(idOrName))}`);
+  return user;
+}
+
+export async function removeUser(deps: MailboxDeps, idOrName: string | number): Promise<void> {
+  await deps.store.users.remove((await requireUser(deps, idOrName)).id);
+}
+
+/** A new key for the user: random, or `given` (the bootstrap's MAILROOM_BOOTSTRAP_KEY). */
+export async function createKey(
+  deps: MailboxDeps,
+  userIdOrName: string | number,
+  name = '',
+  given?: string,
+): Promise<{ row: ApiKeyRow; key: string; user: UserRow }> {
+  const user = await requireUser(deps, userIdOrName);
+  return { ...(await deps.store.apiKeys.create(user.id, name, given)), user };
+}
+
+export async function revokeKey(deps: MailboxDeps, id: string): Promise<void> {
+  if (!(await deps.store.apiKeys.revoke(id))) throw new NotFound(`no active key ${id}`);
+}
+
+export async function addLocalInbox(
+  deps: MailboxDeps,
+  address: string,
+  userIdOrName: string | number,
+  displayName = '',
+): Promise<InboxRow> {
+  const user = await requireUser(deps, userIdOrName);
+  const normalized = address.trim().toLowerCase();
+  if (!isValidAddress(normalized))
+    throw ValidationFailed.field('address', `${JSON.stringify(address)} is not an email address`);
+  if (normalized.split('@')[0]!.includes('+')) {
+    throw ValidationFailed.field('address', 'an inbox address cannot contain "+" (it is used for tags)');
+  }
+  const domain = normalized.split('@')[1]!;
+  if (!(await deps.store.domains.find(domain))) {
+    throw ValidationFailed.field(
+      'address',
+      `domain ${domain} is not hosted here; add it with "mailroom domain add ${domain}"`,
+    );
+  }
+  if (await deps.store.inboxes.findByAddress(normalized))
+    throw new Conflict(`inbox ${normalized} already exists`);
+  return deps.store.inboxes.create({ address: normalized, userId: user.id, kind: 'local', displayName });
+}
+
+export async function removeInbox(deps: MailboxDeps, address: string): Promise<void> {
+  const inbox = await deps.store.inboxes.findByAddress(address);
+  if (!inbox) throw new NotFound(`no inbox ${address}`);
+  await deps.store.inboxes.remove(inbox.id);
+  if (inbox.kind === 'imap') deps.remote?.inboxesChanged();
+}
+
+export interface ConnectInput {
+  address: string;
+  user: string | number;
+  displayName?: string;
+  imap: string;
+  smtp: string;
+}
+
+/**
+ * An external mailbox (contract 9): the URLs are checked, the IMAP login and the SMTP greeting
+ * tried at once (a wrong password or an unreachable host is an error here, not later), and the
+ * settings stored sealed with MAILROOM_SECRET. The sync starts right after.
+ */
+export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Promise<InboxRow> {
+  const user = await requireUser(deps, input.user);
+  const normalized = input.address.trim().toLowerCase();
+  if (!isValidAddress(normalized))
+    throw ValidationFailed.field('address', `${JSON.stringify(input.address)} is not an email address`);
+  if (await deps.store.domains.find(normalized.split('@')[1]!)) {
+    throw ValidationFailed.field('address', 'this domain is hosted here; use "inbox add" for its inboxes');
+  }
+  const config: RemoteConfig = {
+    imap: checkUrl('imap', input.imap, ['imap:', 'imaps:'], true),
+    smtp: checkUrl('smtp', input.smtp, ['smtp:', 'smtps:'], false),
+  };
+  if (await deps.store.inboxes.findByAddress(normalized))
+    throw new Conflict(`inbox ${normalized} already exists`);
+  if (!deps.remote) throw new Error('connecting a mailbox needs the IMAP backend');
+  if (!deps.config.secret) throw new Error('MAILROOM_SECRET is not loaded');
+  await deps.remote.verify(config);
+  if (await deps.store.inboxes.findByAddress(normalized))
+    throw new Conflict(`inbox ${normalized} already exists`);
+  const inbox = await deps.store.db.transaction(async () => {
+    const row = await deps.store.inboxes.create({
+      address: normalized,
+      userId: user.id,
+      kind: 'imap',
+      displayName: input.displayName ?? '',
+      remoteConfig: sealJson(deps.config.secret!, config),
+    });
+    await deps.store.inboxes.setSyncState(row.id, { sync_state: 'connecting' });
+    return (await deps.store.inboxes.get(row.id))!;
+  });
+  deps.remote.inboxesChanged();
+  return inbox;
+}
+
+function checkUrl(field: string, value: string, protocols: string[], needsLogin: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw ValidationFailed.field(field, `${field} must be a URL like ${protocols[1]}//user:password@host`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw ValidationFailed.field(
+      field,
+      `${field} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    );
+  }
+  if (!url.hostname) throw ValidationFailed.field(field, `${field} needs a host`);
+  if (needsLogin && (!url.username || !url.password)) {
+    throw ValidationFailed.field(
+      field,
+      `${field} needs the user and password: ${protocols[1]}//user:password@host`,
+    );
+  }
+  return url.toString();
+}
+
+export async function inboxView(deps: MailboxDeps, inbox: InboxRow) {
+  const user = await deps.store.users.find(inbox.user_id);
+  return {
+    address: inbox.address,
+    kind: inbox.kind,
+    user: user?.name ?? null,
+    displayName: inbox.display_name,
+    created_at: inbox.created_at,
+  };
+}
+
+export async function keyView(deps: MailboxDeps, row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    user: (await deps.store.users.find(row.user_id))?.name ?? null,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  };
+}

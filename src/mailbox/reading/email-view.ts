@@ -1,0 +1,127 @@
+import { extractReplyHtml } from '../../mail/extract-reply-html.js';
+import { extractReplyText } from '../../mail/extract-reply.js';
+import type { AddressTotals } from '../../mail/types.js';
+import type { AttachmentRow, LabelRef, ListedMessageRow, MessageRow } from '../../store/messages.js';
+
+export interface AttachmentView {
+  id: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  contentId: string | null;
+  inline: boolean;
+}
+
+export interface DeliveryView {
+  recipient: string;
+  status: string;
+}
+
+/** The Email object of the API (source 2.1 plus contract 4). */
+export interface EmailView {
+  uid: number;
+  messageId: string;
+  threadId: string;
+  folder: string;
+  from: string;
+  fromName: string;
+  to: string[];
+  cc: string[];
+  bcc?: string[];
+  replyTo: string[];
+  subject: string;
+  date: string;
+  receivedAt: string;
+  text: string;
+  html?: string;
+  truncated?: boolean;
+  /** The new content of `text`: without the quoted history and the signature (cut as `text` is in lists). */
+  extractedText?: string;
+  /** The same for `html`, where `html` is given. */
+  extractedHtml?: string;
+  preview: string;
+  size: number;
+  flags: string[];
+  labels: LabelRef[];
+  attachments: AttachmentView[];
+  inReplyTo: string | null;
+  references: string[];
+  authResults: unknown;
+  delivery?: DeliveryView[];
+  /** Only when an address list was cut to its first entries: the whole count of each cut list. */
+  addressTotals?: AddressTotals;
+}
+
+export const LIST_TEXT_LIMIT = 500;
+const PREVIEW_LENGTH = 200;
+
+export function previewOf(text: string): string {
+  return text
+    .slice(0, PREVIEW_LENGTH * 4)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, PREVIEW_LENGTH);
+}
+
+export interface ViewContext {
+  folderName: string;
+  attachments: AttachmentRow[];
+  labels: LabelRef[];
+  /** `full` for a single read (text and html whole); `list` cuts text and omits html. */
+  mode: 'full' | 'list';
+  /** bcc is shown only on mail this account sent. */
+  sentByAccount: boolean;
+  /**
+   * Whether to work out extractedText and extractedHtml (default true). Events leave them out:
+   * their Email is made on the ingest path, which must not pay for it.
+   */
+  extract?: boolean;
+}
+
+export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext): EmailView {
+  const view: EmailView = {
+    uid: row.uid,
+    messageId: row.message_id,
+    threadId: row.thread_id,
+    folder: ctx.folderName,
+    from: row.from_address,
+    fromName: row.from_name,
+    to: JSON.parse(row.to_addrs) as string[],
+    cc: JSON.parse(row.cc_addrs) as string[],
+    replyTo: JSON.parse(row.reply_to) as string[],
+    subject: row.subject,
+    date: row.date,
+    receivedAt: row.received_at,
+    text: row.text,
+    preview: previewOf(row.text),
+    size: row.size,
+    flags: JSON.parse(row.flags) as string[],
+    labels: ctx.labels,
+    attachments: ctx.attachments.map((a) => ({
+      id: a.attachment_id,
+      filename: a.filename,
+      contentType: a.content_type,
+      size: a.size,
+      contentId: a.content_id,
+      inline: a.inline === 1,
+    })),
+    inReplyTo: row.in_reply_to,
+    references: JSON.parse(row.refs) as string[],
+    authResults: row.auth_results ? (JSON.parse(row.auth_results) as unknown) : null,
+  };
+  if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
+  if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
+  if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as AddressTotals;
+  const extract = ctx.extract ?? true;
+  if (extract) view.extractedText = extractReplyText(row.text);
+  if (ctx.mode === 'full' && 'html' in row) {
+    view.html = row.html;
+    if (extract) view.extractedHtml = row.html === '' ? '' : extractReplyHtml(row.html);
+  } else if (row.text.length > LIST_TEXT_LIMIT) {
+    view.text = row.text.slice(0, LIST_TEXT_LIMIT);
+    view.truncated = true;
+    if (view.extractedText !== undefined && view.extractedText.length > LIST_TEXT_LIMIT)
+      view.extractedText = view.extractedText.slice(0, LIST_TEXT_LIMIT);
+  }
+  return view;
+}

@@ -1,0 +1,206 @@
+import type { InboxRow } from '../../store/inboxes.js';
+import type { ListedMessageRow, MessageRow } from '../../store/messages.js';
+import { requireFolder, requireInbox, requireMessage } from '../access.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { MailboxDeps } from '../deps.js';
+import type { EmailView } from './email-view.js';
+import { previewOf, toEmailView } from './email-view.js';
+import { NotFound, ValidationFailed } from '../errors.js';
+import { parseAttachment } from '../ingest/parse-message.js';
+
+export interface ListQuery {
+  account: string;
+  folder?: string;
+  limit: number;
+  cursor?: string;
+  unread?: boolean;
+  from?: string;
+  to?: string;
+  subject?: string;
+  since?: string;
+  before?: string;
+  label?: string;
+  hasAttachments?: boolean;
+  threadId?: string;
+  q?: string;
+  /** Only mail with a uid above this one (not in the HTTP API: how a wait asks for new mail only). */
+  afterUid?: number;
+}
+
+export async function listEmails(
+  deps: MailboxDeps,
+  userId: number,
+  query: ListQuery,
+): Promise<{ emails: EmailView[]; nextCursor: string | null }> {
+  const inbox = await requireInbox(deps, userId, query.account);
+  const folder = await requireFolder(deps, inbox, query.folder ?? 'INBOX');
+  let labelId: string | undefined;
+  if (query.label !== undefined) {
+    const label = await deps.store.labels.resolve(userId, query.label);
+    // As an unknown folder is: a misspelt label must not read as "no mail".
+    if (!label) throw new NotFound(`no label ${JSON.stringify(query.label)}`);
+    labelId = label.id;
+  }
+  const rows = await deps.store.messages.list({
+    inboxId: inbox.id,
+    folderId: folder.id,
+    unread: query.unread,
+    from: query.from,
+    to: query.to,
+    subject: query.subject,
+    since: query.since,
+    before: query.before,
+    hasAttachments: query.hasAttachments,
+    threadId: query.threadId,
+    labelId,
+    match: query.q !== undefined ? ftsQuery(query.q) : undefined,
+    beforeUid: query.cursor !== undefined ? decodeCursor(query.cursor, 'uid') : undefined,
+    afterUid: query.afterUid,
+    limit: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  const emails = await viewsOf(deps, inbox, page, () => folder.name, 'list');
+  const last = page[page.length - 1];
+  return { emails, nextCursor: rows.length > query.limit && last ? encodeCursor('uid', last.uid) : null };
+}
+
+export async function readEmail(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  uid: number,
+  folderName?: string,
+): Promise<EmailView> {
+  const inbox = await requireInbox(deps, userId, account);
+  const { message, folder } = await requireMessage(deps, inbox, uid, folderName);
+  return (await viewsOf(deps, inbox, [message], () => folder.name, 'full'))[0]!;
+}
+
+/** Email views for rows of one inbox, with attachments and labels fetched in one query each. */
+export async function viewsOf(
+  deps: MailboxDeps,
+  inbox: InboxRow,
+  rows: (MessageRow | ListedMessageRow)[],
+  folderName: (row: ListedMessageRow) => string,
+  mode: 'full' | 'list',
+): Promise<EmailView[]> {
+  const ids = rows.map((r) => r.id);
+  const attachments = await deps.store.messages.attachmentsOf(ids);
+  const labels = await deps.store.messages.labelsOf(ids);
+  return rows.map((row) =>
+    toEmailView(row, {
+      folderName: folderName(row),
+      attachments: attachments.get(row.id) ?? [],
+      labels: labels.get(row.id) ?? [],
+      mode,
+      sentByAccount: row.from_address.toLowerCase() === inbox.address.toLowerCase(),
+    }),
+  );
+}
+
+/** The stored source; with `folderName`, only when the email is in that folder. */
+export async function readRaw(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  uid: number,
+  folderName?: string,
+): Promise<Buffer> {
+  const inbox = await requireInbox(deps, userId, account);
+  const { message } = await requireMessage(deps, inbox, uid, folderName);
+  const raw = await deps.store.messages.raw(message.id);
+  if (!raw) throw new NotFound(`email ${uid} has no stored source`);
+  return raw;
+}
+
+export async function readAttachment(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  uid: number,
+  attachmentId: string,
+  folderName?: string,
+): Promise<{ filename: string; contentType: string; content: Buffer }> {
+  const raw = await readRaw(deps, userId, account, uid, folderName);
+  const found = await parseAttachment(deps, raw, attachmentId);
+  if (!found) throw new NotFound(`email ${uid} has no attachment ${JSON.stringify(attachmentId)}`);
+  return { filename: found.filename, contentType: found.contentType, content: found.content };
+}
+
+export async function listFolders(deps: MailboxDeps, userId: number, account: string) {
+  const inbox = await requireInbox(deps, userId, account);
+  return (await deps.store.folders.listWithCounts(inbox.id)).map((f) => ({
+    name: f.name,
+    specialUse: f.special_use,
+    total: f.total,
+    unread: f.unread,
+  }));
+}
+
+export interface ThreadSummary {
+  threadId: string;
+  subject: string;
+  participants: string[];
+  messageCount: number;
+  unreadCount: number;
+  lastDate: string;
+  preview: string;
+}
+
+export async function listThreads(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ threads: ThreadSummary[]; nextCursor: string | null }> {
+  const inbox = await requireInbox(deps, userId, account);
+  const rows = await deps.store.threads.list(
+    inbox.id,
+    cursor !== undefined ? decodeCursor(cursor, 'thread') : undefined,
+    limit + 1,
+  );
+  const page = rows.slice(0, limit);
+  const threads: ThreadSummary[] = [];
+  for (const t of page) {
+    const latest = (await deps.store.messages.list({ inboxId: inbox.id, threadId: t.id, limit: 1 }))[0];
+    threads.push({
+      threadId: t.id,
+      subject: t.subject,
+      participants: await deps.store.threads.participants(t.id),
+      messageCount: t.message_count,
+      unreadCount: t.unread_count,
+      lastDate: t.last_date,
+      preview: latest ? previewOf(latest.text) : '',
+    });
+  }
+  const last = page[page.length - 1];
+  return { threads, nextCursor: rows.length > limit && last ? encodeCursor('thread', last.last_uid) : null };
+}
+
+export async function readThread(deps: MailboxDeps, userId: number, account: string, threadId: string) {
+  const inbox = await requireInbox(deps, userId, account);
+  const thread = await deps.store.threads.get(inbox.id, threadId);
+  if (!thread) throw new NotFound(`no thread ${JSON.stringify(threadId)} in ${inbox.address}`);
+  const rows = (await deps.store.messages.list({ inboxId: inbox.id, threadId, limit: 1000 })).reverse();
+  if (rows.length === 0) throw new NotFound(`no thread ${JSON.stringify(threadId)} in ${inbox.address}`);
+  // Looked up ahead, each folder once: viewsOf names a row's folder synchronously.
+  const folderNames = new Map<number, string>();
+  for (const row of rows) {
+    if (!folderNames.has(row.folder_id))
+      folderNames.set(row.folder_id, (await deps.store.folders.get(row.folder_id))?.name ?? '');
+  }
+  const folderName = (row: ListedMessageRow) => folderNames.get(row.folder_id)!;
+  return {
+    threadId,
+    subject: thread.subject,
+    messages: await viewsOf(deps, inbox, rows, folderName, 'list'),
+  };
+}
+
+/** Turns what a user typed into a safe FTS5 query: every word must appear (prefix match on the last). */
+export function ftsQuery(q: string): string {
+  const words = q.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length === 0) throw ValidationFailed.field('q', 'q must contain at least one letter or digit');
+  return words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ');
+}

@@ -1,0 +1,207 @@
+import { parseEmail } from '../../mail/parse.js';
+import { planForward, planReply } from '../../mail/reply.js';
+import type { ParsedEmail } from '../../mail/types.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import type { MessageRow } from '../../store/messages.js';
+import { requireInbox, requireMessage } from '../access.js';
+import type { MailboxDeps } from '../deps.js';
+import type { DeliveryView } from '../reading/email-view.js';
+import { NotFound, ValidationFailed } from '../errors.js';
+import { idempotencyGuard, withIdempotency } from './idempotency.js';
+import type { SentCopy } from './outgoing-types.js';
+import { dispatch } from './outgoing.js';
+import { sendResultOf } from './send.js';
+import type { AttachmentInput } from './outgoing-input.js';
+import {
+  InputProblems,
+  checkRecipientCount,
+  distinctAddresses,
+  readAttachments,
+  readEnvelopeRecipients,
+  readRecipients,
+} from './outgoing-input.js';
+import type { SendOptions } from './send.js';
+
+/** Which message is answered: `POST /emails/{id}/reply?account=&folder=`. */
+export interface SourceRef {
+  account: string;
+  uid: number;
+  /** The folder the original must be in; INBOX when not given (source 4.5). */
+  folder?: string;
+}
+
+export interface ReplyInput {
+  text?: string;
+  html?: string;
+  replyAll?: boolean;
+  includeOriginal?: boolean;
+  cc?: string | string[];
+  bcc?: string | string[];
+  attachments?: AttachmentInput[];
+}
+
+export interface ForwardInput {
+  to: string | string[];
+  cc?: string | string[];
+  bcc?: string | string[];
+  text?: string;
+  html?: string;
+  includeAttachments?: boolean;
+}
+
+/** Source 2.5 plus `uid`, `threadId`, `cc` and `delivery`. */
+export interface ReplyResult {
+  uid: number;
+  threadId: string;
+  messageId: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  inReplyTo: string;
+  /** The thread chain, space separated (source 2.5 types it a string). */
+  references: string;
+  savedToSent: boolean;
+  savedToSentError?: string;
+  delivery: DeliveryView[];
+}
+
+interface Original {
+  inbox: InboxRow;
+  message: MessageRow;
+  parsed: ParsedEmail;
+  date: Date;
+}
+
+/** A send result plus the threading headers the reply or forward carries. */
+function replyResultOf(copy: SentCopy): ReplyResult {
+  return {
+    ...sendResultOf(copy),
+    inReplyTo: copy.view.inReplyTo ?? '',
+    references: copy.view.references.join(' '),
+  };
+}
+
+async function loadOriginal(deps: MailboxDeps, userId: number, source: SourceRef): Promise<Original> {
+  const inbox = await requireInbox(deps, userId, source.account);
+  const { message } = await requireMessage(deps, inbox, source.uid, source.folder ?? 'INBOX');
+  const raw = await deps.store.messages.raw(message.id);
+  if (!raw) throw new NotFound(`email ${source.uid} has no stored source`);
+  const parsed = await parseEmail(raw);
+  return { inbox, message, parsed, date: parsed.date ?? new Date(message.date) };
+}
+
+const domainOf = (inbox: InboxRow, fallback: string) => inbox.address.split('@')[1] ?? fallback;
+
+/** Replies to the sender (Reply-To first), or to everyone with replyAll; flags the original `\Answered`. */
+export async function replyToEmail(
+  deps: MailboxDeps,
+  userId: number,
+  source: SourceRef,
+  input: ReplyInput,
+  options: SendOptions = {},
+): Promise<ReplyResult> {
+  if (input.text === undefined && input.html === undefined) {
+    throw new ValidationFailed('a reply needs text or html', [
+      { path: 'text', message: 'at least one of text or html is required' },
+      { path: 'html', message: 'at least one of text or html is required' },
+    ]);
+  }
+  const guard = idempotencyGuard(userId, options.idempotencyKey, 'reply', { source, input });
+  return withIdempotency(deps, guard, async () => {
+    const loaded = await loadOriginal(deps, userId, source);
+    const { inbox, parsed } = loaded;
+    const problems = new InputProblems();
+    const cc = readRecipients(input.cc, 'cc', problems);
+    const bcc = readRecipients(input.bcc, 'bcc', problems);
+    const attachments = readAttachments(input.attachments, deps.config.maxMessageBytes, problems);
+    problems.throwIfAny();
+
+    const plan = planReply(parsed, {
+      selfAddress: inbox.address,
+      ...(input.text !== undefined ? { text: input.text } : {}),
+      ...(input.html !== undefined ? { html: input.html } : {}),
+      replyAll: input.replyAll ?? false,
+      includeOriginal: input.includeOriginal ?? true,
+      extraCc: cc.entries,
+      originalDate: loaded.date,
+    });
+    checkRecipientCount(
+      distinctAddresses(plan.to, plan.cc, bcc.addresses).length,
+      deps.config.maxRecipients,
+      problems,
+    );
+    problems.throwIfAny();
+
+    return dispatch(
+      deps,
+      {
+        inbox,
+        bcc: bcc.addresses,
+        answered: loaded.message,
+        compose: {
+          from: { address: inbox.address, name: inbox.display_name },
+          to: plan.to,
+          cc: plan.cc,
+          bcc: bcc.entries,
+          subject: plan.subject,
+          ...(plan.text !== undefined ? { text: plan.text } : {}),
+          ...(plan.html !== undefined ? { html: plan.html } : {}),
+          attachments,
+          inReplyTo: plan.inReplyTo,
+          references: plan.references,
+          messageIdDomain: domainOf(inbox, deps.config.domain),
+        },
+      },
+      guard,
+      replyResultOf,
+    );
+  });
+}
+
+/** Forwards the original, quoted under a forwarded-message header, with its attachments by default. */
+export async function forwardEmail(
+  deps: MailboxDeps,
+  userId: number,
+  source: SourceRef,
+  input: ForwardInput,
+  options: SendOptions = {},
+): Promise<ReplyResult> {
+  const guard = idempotencyGuard(userId, options.idempotencyKey, 'forward', { source, input });
+  return withIdempotency(deps, guard, async () => {
+    const loaded = await loadOriginal(deps, userId, source);
+    const { inbox, parsed } = loaded;
+    const problems = new InputProblems();
+    const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
+    problems.throwIfAny();
+
+    const plan = planForward(parsed, {
+      ...(input.text !== undefined ? { text: input.text } : {}),
+      ...(input.html !== undefined ? { html: input.html } : {}),
+      includeAttachments: input.includeAttachments ?? true,
+      originalDate: loaded.date,
+    });
+    return dispatch(
+      deps,
+      {
+        inbox,
+        bcc: bcc.addresses,
+        compose: {
+          from: { address: inbox.address, name: inbox.display_name },
+          to: to.entries,
+          cc: cc.entries,
+          bcc: bcc.entries,
+          subject: plan.subject,
+          text: plan.text,
+          ...(plan.html !== undefined ? { html: plan.html } : {}),
+          attachments: plan.attachments,
+          inReplyTo: plan.inReplyTo,
+          references: plan.references,
+          messageIdDomain: domainOf(inbox, deps.config.domain),
+        },
+      },
+      guard,
+      replyResultOf,
+    );
+  });
+}

@@ -1,0 +1,106 @@
+import type { MailboxDeps } from '../deps.js';
+import { requireInbox } from '../access.js';
+import type { DeliveryView } from '../reading/email-view.js';
+import { idempotencyGuard, withIdempotency } from './idempotency.js';
+import type { SentCopy } from './outgoing-types.js';
+import { dispatch } from './outgoing.js';
+import type { AttachmentInput } from './outgoing-input.js';
+import {
+  InputProblems,
+  readAttachments,
+  readExtraHeaders,
+  readFrom,
+  readEnvelopeRecipients,
+  readRecipients,
+} from './outgoing-input.js';
+
+export interface SendInput {
+  from: string;
+  to: string | string[];
+  cc?: string | string[];
+  bcc?: string | string[];
+  replyTo?: string | string[];
+  subject: string;
+  text?: string;
+  html?: string;
+  attachments?: AttachmentInput[];
+  headers?: Record<string, string>;
+}
+
+/** The response of a send (contract 4), also what a draft send answers. */
+export interface SendResult {
+  uid: number;
+  messageId: string;
+  threadId: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  /** False when a connected mailbox's server did not store the copy in its Sent folder. */
+  savedToSent: boolean;
+  /** Why not, when savedToSent is false. */
+  savedToSentError?: string;
+  delivery: DeliveryView[];
+}
+
+export interface SendOptions {
+  idempotencyKey?: string;
+}
+
+export function sendResultOf({ view, delivery, notSavedToSent }: SentCopy): SendResult {
+  return {
+    uid: view.uid,
+    messageId: view.messageId,
+    threadId: view.threadId,
+    from: view.from,
+    to: view.to,
+    cc: view.cc,
+    subject: view.subject,
+    savedToSent: notSavedToSent === undefined,
+    ...(notSavedToSent === undefined ? {} : { savedToSentError: notSavedToSent }),
+    delivery,
+  };
+}
+
+/** POST /emails/send: a new message from one of the caller's inboxes. */
+export async function sendEmail(
+  deps: MailboxDeps,
+  userId: number,
+  input: SendInput,
+  options: SendOptions = {},
+): Promise<SendResult> {
+  const guard = idempotencyGuard(userId, options.idempotencyKey, 'send', input);
+  return withIdempotency(deps, guard, async () => {
+    const from = readFrom(input.from);
+    const inbox = await requireInbox(deps, userId, from.address);
+    const problems = new InputProblems();
+    const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
+    const replyTo = readRecipients(input.replyTo, 'replyTo', problems);
+    const attachments = readAttachments(input.attachments, deps.config.maxMessageBytes, problems);
+    const headers = readExtraHeaders(input.headers, problems);
+    problems.throwIfAny();
+
+    return dispatch(
+      deps,
+      {
+        inbox,
+        bcc: bcc.addresses,
+        compose: {
+          from: { address: inbox.address, name: from.name || inbox.display_name },
+          to: to.entries,
+          cc: cc.entries,
+          bcc: bcc.entries,
+          replyTo: replyTo.entries,
+          subject: input.subject,
+          ...(input.text !== undefined ? { text: input.text } : {}),
+          ...(input.html !== undefined ? { html: input.html } : {}),
+          attachments,
+          ...(headers ? { headers } : {}),
+          messageIdDomain: inbox.address.split('@')[1] ?? deps.config.domain,
+        },
+      },
+      guard,
+      sendResultOf,
+    );
+  });
+}
