@@ -6,14 +6,16 @@ import { rawMessage } from '../helpers/dovecot.js';
 import { eventuallyFolder, listFolder, remoteFolder, startImapWorld } from '../helpers/imap-setup.js';
 import type { ImapWorld } from '../helpers/imap-setup.js';
 import { eventually } from '../helpers/server.js';
+import { compiled } from '../helpers/compiled.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const entry = await compiled('src/cli/main.ts');
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
+      [entry, ...args],
       { cwd: root, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) || 1 : 0, stdout, stderr }),
     );

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { deliverDuringWait } from '../helpers/wait.js';
+import { compiled } from '../helpers/compiled.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -282,7 +282,7 @@ describe('mailroom mcp: the stdio door, proxied to /mcp', { timeout: 120_000 }, 
   it('lists the tools and reads the inbox through a child process', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'mcp', '--url', server.baseUrl],
+      args: [await compiled('src/cli/main.ts'), 'mcp', '--url', server.baseUrl],
       env: { PATH: process.env.PATH ?? '', MAILROOM_KEY: server.key },
       cwd: root,
       stderr: 'pipe',

@@ -12,6 +12,7 @@ import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom } from '../../src/mailroom.js';
 import { mailroom as cli } from '../helpers/cli.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
+import { compiled } from '../helpers/compiled.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = fs.readFileSync(path.join(root, 'fixtures/db/release-1.sql'), 'utf8');
@@ -190,11 +191,10 @@ describe('two processes migrating the same database', { timeout: 120_000 }, () =
 
     // This connection is the first migrator: it holds SQLite's write lock and is mid-way.
     first.sqlite.exec('BEGIN IMMEDIATE');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'user', 'list', '--json'],
-      { cwd: root, env: { PATH: process.env.PATH ?? '', MAILROOM_DATA_DIR: dataDir } },
-    );
+    const child = spawn(process.execPath, [await compiled('src/cli/main.ts'), 'user', 'list', '--json'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', MAILROOM_DATA_DIR: dataDir },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

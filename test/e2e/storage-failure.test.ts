@@ -10,6 +10,7 @@ import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
 import { sqliteOf } from '../helpers/sqlite-of.js';
+import { compiled } from '../helpers/compiled.js';
 
 describe('a storage failure while receiving', () => {
   let server: TestServer;
@@ -122,10 +123,10 @@ interface Running {
 }
 
 /** Starts `mailroom serve` as its own process and reads its ports (and first-start key) from stdout. */
-function serve(dataDir: string): Promise<Running> {
+async function serve(dataDir: string): Promise<Running> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve', '--http-port', '0', '--smtp-port', '0'],
+    [await compiled('src/cli/main.ts'), 'serve', '--http-port', '0', '--smtp-port', '0'],
     {
       cwd: root,
       env: {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiled } from './compiled.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 /**
- * Runs the `mailroom` command from source (tsx), so the test never depends on a stale dist/.
+ * Runs the `mailroom` command compiled from the current sources (see compiled.ts).
  * Only the environment given here reaches it, besides PATH; `input` is its standard input.
  */
 export function mailroom(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
@@ -23,16 +23,17 @@ export function healthcheck(env: Record<string, string>): Promise<CliResult> {
   return runSource('src/cli/healthcheck.ts', [], env);
 }
 
-function runSource(
+async function runSource(
   file: string,
   args: string[],
   env: Record<string, string>,
   input = '',
 ): Promise<CliResult> {
+  const entry = await compiled(file);
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, file), ...args],
+      [entry, ...args],
       { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiled } from './compiled.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -17,12 +17,12 @@ export interface ServeProcess {
 }
 
 /**
- * `mailroom serve` as its own process, run from source (tsx) like the CLI tests, with only
+ * `mailroom serve` as its own process, compiled from the current sources like the CLI tests, with only
  * PATH and `env` in its environment. Resolves once its `mailroom started` log line and its
  * banner are out.
  */
-export function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve'], {
+export async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [await compiled('src/cli/main.ts'), 'serve'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
