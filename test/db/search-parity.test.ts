@@ -1,0 +1,125 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/connection.js';
+import { openDatabase } from '../../src/db/open.js';
+import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
+import { ftsQuery } from '../../src/mailbox/read.js';
+import { testPostgres } from '../helpers/test-postgres.js';
+
+/** What an email gives the index (see fileMessage): subject, addresses, body text. */
+const DOCUMENTS: [subject: string, addresses: string, body: string][] = [
+  ['Café résumé', 'Alice Liddell alice@example.com', 'see https://www.example.org/path?q=1 for foo-bar'],
+  ['ÉTÉ 2026', 'bob.smith@mail.example.net', "don't forget the naïve_thing at 3.14, l’été"],
+  ['東京タワー', 'carol@example.com', 'abc123 Ünïcödé and plain ascii'],
+  ['Invoice #4411', 'billing@shop.test', 'Total: 12,50 EUR (VAT incl.) — thanks!'],
+];
+
+/** Queries as a user types them into ?q= (every word must appear; the last one is a prefix). */
+const QUERIES = [
+  'cafe',
+  'CAFÉ',
+  'resume',
+  'caf',
+  'alice',
+  'alice example',
+  'exam alice',
+  'example com',
+  'example.com',
+  'liddell@',
+  'smith',
+  'www',
+  'path',
+  'foo',
+  'bar',
+  'don',
+  'dont',
+  'naive',
+  'thing',
+  '3',
+  '14',
+  'ete',
+  'l ete',
+  '東京',
+  '東京タワー',
+  'abc',
+  'abc123',
+  'unicode',
+  '4411',
+  '#4411',
+  'vat incl',
+  'thanks',
+  'eur 12',
+  'nothing here',
+];
+
+/**
+ * The match the PostgreSQL dialect makes of what a user typed, the same words ftsQuery finds:
+ * all of them, the last as a prefix.
+ */
+function tsQuery(q: string): string {
+  const words = q.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.map((w, i) => `'${w}'${i === words.length - 1 ? ':*' : ''}`).join(' & ');
+}
+
+describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
+  let sqlite: Db;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    sqlite = openDatabase({ file: ':memory:' });
+    client = new pg.Client({ connectionString: await (await testPostgres()).createDatabase() });
+    await client.connect();
+    await runPostgresMigrations(client);
+    await client.query(`
+      INSERT INTO users (id, name, created_at) VALUES (1, 'u', 'now');
+      INSERT INTO inboxes (id, address, user_id, kind, created_at) VALUES (1, 'u@x.test', 1, 'local', 'now');
+      INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now');`);
+    for (const [i, [subject, addresses, body]] of DOCUMENTS.entries()) {
+      const id = i + 1;
+      sqlite
+        .raw('INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)')
+        .run(id, subject, addresses, body);
+      await client.query(
+        `INSERT INTO messages (id, inbox_id, uid, folder_id, thread_id, message_id, date, received_at, size)
+         VALUES ($1, 1, $1, 1, 't', 'm', 'now', 'now', 1)`,
+        [id],
+      );
+      await client.query(
+        'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES ($1, $2, $3, $4)',
+        [id, subject, addresses, body],
+      );
+    }
+  });
+
+  afterAll(async () => {
+    sqlite?.close();
+    await client?.end();
+  });
+
+  it('find the same emails for the same words', async () => {
+    const found = async (q: string) => {
+      const inSqlite = (
+        sqlite
+          .raw('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid')
+          .all(ftsQuery(q)) as {
+          rowid: number;
+        }[]
+      ).map((r) => r.rowid);
+      const { rows } = await client.query<{ rowid: string }>(
+        `SELECT rowid FROM messages_fts WHERE document @@ to_tsquery('mailroom_search', $1) ORDER BY rowid`,
+        [tsQuery(q)],
+      );
+      return { q, sqlite: inSqlite, postgres: rows.map((r) => Number(r.rowid)) };
+    };
+    const results = await Promise.all(QUERIES.map(found));
+    expect(results.filter((r) => r.sqlite.length > 0).length).toBeGreaterThan(QUERIES.length / 2);
+    for (const r of results) expect({ q: r.q, ids: r.postgres }).toEqual({ q: r.q, ids: r.sqlite });
+  });
+
+  it('keep none of the text on PostgreSQL, as a contentless FTS5 table keeps none', async () => {
+    const { rows } = await client.query(
+      'SELECT count(*)::int AS n FROM messages_fts WHERE subject IS NOT NULL OR addresses IS NOT NULL OR body IS NOT NULL',
+    );
+    expect(rows[0].n).toBe(0);
+  });
+});
