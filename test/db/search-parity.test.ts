@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/connection.js';
 import { openDatabase } from '../../src/db/open.js';
 import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
-import { ftsQuery } from '../../src/mailbox/read.js';
+import { ftsQuery } from '../../src/mailbox/reading/read.js';
 import { testPostgres } from '../helpers/test-postgres.js';
 
 /** What an email gives the index (see fileMessage): subject, addresses, body text. */
@@ -76,9 +76,13 @@ describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
       INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now');`);
     for (const [i, [subject, addresses, body]] of DOCUMENTS.entries()) {
       const id = i + 1;
-      sqlite
-        .raw('INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)')
-        .run(id, subject, addresses, body);
+      await sqlite.rawRun(
+        'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)',
+        id,
+        subject,
+        addresses,
+        body,
+      );
       await client.query(
         `INSERT INTO messages (id, inbox_id, uid, folder_id, thread_id, message_id, date, received_at, size)
          VALUES ($1, 1, $1, 1, 't', 'm', 'now', 'now', 1)`,
@@ -92,18 +96,17 @@ describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
   });
 
   afterAll(async () => {
-    sqlite?.close();
+    await sqlite?.close();
     await client?.end();
   });
 
   it('find the same emails for the same words', async () => {
     const found = async (q: string) => {
       const inSqlite = (
-        sqlite
-          .raw('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid')
-          .all(ftsQuery(q)) as {
-          rowid: number;
-        }[]
+        await sqlite.rawAll<{ rowid: number }>(
+          'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid',
+          ftsQuery(q),
+        )
       ).map((r) => r.rowid);
       const { rows } = await client.query<{ rowid: string }>(
         `SELECT rowid FROM messages_fts WHERE document @@ to_tsquery('mailroom_search', $1) ORDER BY rowid`,
