@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
+    // One PostgreSQL for the run when MAILROOM_TEST_DB=postgres (test/helpers/test-postgres.ts).
+    globalSetup: ['test/helpers/postgres-global.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

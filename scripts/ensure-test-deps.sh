@@ -6,12 +6,27 @@ missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The IMAP tests run a real Dovecot (test/helpers/dovecot.ts); DOVECOT_BIN points elsewhere.
 [ -x "${DOVECOT_BIN:-/usr/sbin/dovecot}" ] || missing+=(dovecot-imapd)
+# The PostgreSQL tests start their own server from these binaries (test/helpers/postgres.ts);
+# PG_BIN points elsewhere.
+if [ -n "${PG_BIN:-}" ]; then
+  [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
+else
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+fi
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing test dependencies: ${missing[*]}"
+  if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+    # No system cluster: the tests run their own (the package reads this before creating one).
+    mkdir -p /etc/postgresql-common/createcluster.d
+    echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/mailroom-tests.conf
+  fi
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  # The package starts a system Dovecot where an init system runs; the tests start their own.
-  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now dovecot >/dev/null 2>&1 || true; fi
+  # The packages start a system Dovecot (and PostgreSQL) where an init system runs; the tests
+  # start their own.
+  if command -v systemctl >/dev/null 2>&1; then
+    systemctl disable --now dovecot postgresql >/dev/null 2>&1 || true
+  fi
 else
   echo "the tests need these Debian packages: ${missing[*]} (apt-get install ${missing[*]})" >&2
   exit 1

@@ -92,15 +92,23 @@ function pendingOf(db: SqliteDb, files: string[]): string[] {
  */
 export function assertKnownSchema(db: SqliteDb, files = knownMigrations()): Set<string> {
   const applied = readApplied(db, files);
+  refuseUnknown(db.sqlite.name, applied, files);
+  return applied;
+}
+
+/**
+ * Throws (ConfigError, one line) when `applied` holds a migration not among `files`: the
+ * database (`where`) was written by a newer Mailroom, whose schema this one must not touch.
+ */
+export function refuseUnknown(where: string, applied: Iterable<string>, files: string[]): void {
   const unknown = [...applied].filter((name) => !files.includes(name)).sort();
   if (unknown.length > 0) {
     throw new ConfigError(
-      `${db.sqlite.name} was upgraded by a newer Mailroom: it has migration ${unknown.at(-1)}, ` +
+      `${where} was upgraded by a newer Mailroom: it has migration ${unknown.at(-1)}, ` +
         `and this release knows migrations up to ${files.at(-1)}. Upgrade Mailroom to open it ` +
         `(or restore a backup made by this release); nothing was changed`,
     );
   }
-  return applied;
 }
 
 /** BEGIN IMMEDIATE, waiting for the write lock: quietly at first, then saying so once. */

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
+import { freePort, systemUser } from './host.js';
 
 /** Where Debian's dovecot-imapd puts the binary; scripts/ensure-test-deps.sh installs it. */
 export const DOVECOT_BIN = process.env.DOVECOT_BIN ?? '/usr/sbin/dovecot';
@@ -63,7 +64,9 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
   fs.mkdirSync(mailDir);
   fs.mkdirSync(runDir);
   const root = process.getuid?.() === 0;
-  const account = root ? ownerOf('dovecot') : { uid: process.getuid!(), gid: process.getgid!() };
+  const account = root
+    ? systemUser('dovecot', 'dovecot-imapd')
+    : { uid: process.getuid!(), gid: process.getgid!() };
   if (root) fs.chownSync(mailDir, account.uid, account.gid);
   const me = os.userInfo().username;
   const port = await freePort();
@@ -190,27 +193,6 @@ ${options.mailboxes ?? STANDARD_MAILBOXES}}
   };
   await dovecot.start();
   return dovecot;
-}
-
-function ownerOf(user: string): { uid: number; gid: number } {
-  const line = fs
-    .readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${user}:`));
-  if (!line) throw new Error(`no ${user} user: is dovecot-imapd installed?`);
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function canConnect(port: number): Promise<boolean> {

@@ -1,0 +1,151 @@
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/connection.js';
+import { openDatabase } from '../../src/db/open.js';
+import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
+import { searchWords } from '../../src/mailbox/reading/read.js';
+import { postgresDialect } from '../../src/db/postgres/dialect.js';
+import { testPostgres } from '../helpers/test-postgres.js';
+
+/** What an email gives the index (see fileMessage): subject, addresses, body text. */
+const DOCUMENTS: [subject: string, addresses: string, body: string][] = [
+  ['Café résumé', 'Alice Liddell alice@example.com', 'see https://www.example.org/path?q=1 for foo-bar'],
+  ['ÉTÉ 2026', 'bob.smith@mail.example.net', "don't forget the naïve_thing at 3.14, l’été"],
+  ['東京タワー', 'carol@example.com', 'abc123 Ünïcödé and plain ascii'],
+  ['Invoice #4411', 'billing@shop.test', 'Total: 12,50 EUR (VAT incl.) — thanks!'],
+];
+
+/** Queries as a user types them into ?q= (every word must appear; the last one is a prefix). */
+const QUERIES = [
+  'cafe',
+  'CAFÉ',
+  'resume',
+  'caf',
+  'alice',
+  'alice example',
+  'exam alice',
+  'example com',
+  'example.com',
+  'liddell@',
+  'smith',
+  'www',
+  'path',
+  'foo',
+  'bar',
+  'don',
+  'dont',
+  'naive',
+  'thing',
+  '3',
+  '14',
+  'ete',
+  'l ete',
+  '東京',
+  '東京タワー',
+  'abc',
+  'abc123',
+  'unicode',
+  '4411',
+  '#4411',
+  'vat incl',
+  'thanks',
+  'eur 12',
+  'nothing here',
+];
+
+/** A query builder for PostgreSQL's SQL, to compile the dialect's condition without a server. */
+const postgresBuilder = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
+  let sqlite: Db;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    sqlite = openDatabase({ file: ':memory:' });
+    client = new pg.Client({ connectionString: await (await testPostgres()).createDatabase() });
+    await client.connect();
+    await runPostgresMigrations(client);
+    await client.query(`
+      INSERT INTO users (id, name, created_at) VALUES (1, 'u', 'now');
+      INSERT INTO inboxes (id, address, user_id, kind, created_at) VALUES (1, 'u@x.test', 1, 'local', 'now');
+      INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now');`);
+    await sqlite.rawRun("INSERT INTO users (id, name, created_at) VALUES (1, 'u', 'now')");
+    await sqlite.rawRun(
+      "INSERT INTO inboxes (id, address, user_id, kind, created_at) VALUES (1, 'u@x.test', 1, 'local', 'now')",
+    );
+    await sqlite.rawRun("INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now')");
+    for (const [i, [subject, addresses, body]] of DOCUMENTS.entries()) {
+      const id = i + 1;
+      await sqlite.rawRun(
+        `INSERT INTO messages (id, inbox_id, uid, folder_id, thread_id, message_id, date, received_at, size)
+         VALUES (?, 1, ?, 1, 't', 'm', 'now', 'now', 1)`,
+        id,
+        id,
+      );
+      await sqlite.rawRun(
+        'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)',
+        id,
+        subject,
+        addresses,
+        body,
+      );
+      await client.query(
+        `INSERT INTO messages (id, inbox_id, uid, folder_id, thread_id, message_id, date, received_at, size)
+         VALUES ($1, 1, $1, 1, 't', 'm', 'now', 'now', 1)`,
+        [id],
+      );
+      await client.query(
+        'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES ($1, $2, $3, $4)',
+        [id, subject, addresses, body],
+      );
+    }
+  });
+
+  afterAll(async () => {
+    await sqlite?.close();
+    await client?.end();
+  });
+
+  it('find the same emails for the same words', async () => {
+    const found = async (q: string) => {
+      // Each engine's dialect, as the store's message list uses it.
+      const words = searchWords(q);
+      const inSqlite = (
+        await sqlite.all(
+          sqlite.kysely
+            .selectFrom('messages')
+            .select('id')
+            .where(sqlite.dialect.fullTextMatch(words))
+            .orderBy('id'),
+        )
+      ).map((r) => r.id);
+      const onPostgres = postgresBuilder
+        .selectFrom('messages')
+        .select('id')
+        .where(postgresDialect.fullTextMatch(words))
+        .orderBy('id')
+        .compile();
+      const { rows } = await client.query<{ id: string }>(onPostgres.sql, [...onPostgres.parameters]);
+      return { q, sqlite: inSqlite, postgres: rows.map((r) => Number(r.id)) };
+    };
+    const results = await Promise.all(QUERIES.map(found));
+    expect(results.filter((r) => r.sqlite.length > 0).length).toBeGreaterThan(QUERIES.length / 2);
+    for (const r of results) expect({ q: r.q, ids: r.postgres }).toEqual({ q: r.q, ids: r.sqlite });
+  });
+
+  it('keep none of the text on PostgreSQL, as a contentless FTS5 table keeps none', async () => {
+    const { rows } = await client.query(
+      'SELECT count(*)::int AS n FROM messages_fts WHERE subject IS NOT NULL OR addresses IS NOT NULL OR body IS NOT NULL',
+    );
+    expect(rows[0].n).toBe(0);
+  });
+});

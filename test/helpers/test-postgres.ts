@@ -1,0 +1,24 @@
+import { inject } from 'vitest';
+import { databasesOn, startPostgres } from './postgres.js';
+import type { Postgres, PostgresDatabases } from './postgres.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The server test/helpers/postgres-global.ts started for the run; '' when it started none. */
+    postgresAdminUrl: string;
+  }
+}
+
+let own: Promise<Postgres> | undefined;
+
+/**
+ * The PostgreSQL this test file uses: the run's shared server (MAILROOM_TEST_DB=postgres), else
+ * one started for this test process on first call, which goes away when the process ends. A test
+ * that stops or kills the server must start its own with startPostgres() instead.
+ */
+export async function testPostgres(): Promise<PostgresDatabases> {
+  const shared = inject('postgresAdminUrl');
+  if (shared) return databasesOn(shared);
+  own ??= startPostgres();
+  return own;
+}
