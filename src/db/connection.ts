@@ -1,4 +1,5 @@
 import type { Compilable, Insertable, Kysely } from 'kysely';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 export interface RunResult {
@@ -22,6 +23,8 @@ export interface Db {
   readonly engine: Engine;
   /** A query builder for this engine's dialect; run what it builds with all/first/run. */
   readonly kysely: Kysely<Database>;
+  /** The SQL that differs between engines (full-text search, JSON arrays, LIKE). */
+  readonly dialect: Dialect;
   /** Where the data lives, for messages: the file path, or the URL without its password. */
   readonly name: string;
   readonly open: boolean;

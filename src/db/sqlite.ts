@@ -4,6 +4,7 @@ import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryComp
 import type { Compilable, Insertable } from 'kysely';
 import type { Db, RunResult } from './connection.js';
 import type { Database } from './schema.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 
 export type Sqlite = BetterSqlite3.Database;
 
@@ -15,6 +16,7 @@ export type Sqlite = BetterSqlite3.Database;
  */
 export class SqliteDb implements Db {
   readonly engine = 'sqlite' as const;
+  readonly dialect = sqliteDialect;
   readonly kysely: Kysely<Database>;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   /** Marks the async work a transaction's callback started; `current` is the open one. */

@@ -52,25 +52,24 @@ export class DeliveryStore {
 
   /** Rows waiting for an attempt that is due, oldest first, leaving out those already in hand. */
   async due(now: string, excludeIds: number[], limit: number): Promise<DeliveryRow[]> {
-    return (await this.db.rawAll(
-      `SELECT * FROM deliveries
-         WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ?
-           AND id NOT IN (SELECT value FROM json_each(?))
-         ORDER BY next_attempt_at, id LIMIT ?`,
-      now,
-      JSON.stringify(excludeIds),
-      limit,
-    )) as DeliveryRow[];
+    let q = this.db.kysely
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('status', 'in', ['queued', 'deferred'])
+      .where('next_attempt_at', '<=', now);
+    if (excludeIds.length > 0) q = q.where('id', 'not in', excludeIds);
+    return (await this.db.all(q.orderBy('next_attempt_at').orderBy('id').limit(limit))) as DeliveryRow[];
   }
 
   /** The earliest due time among waiting rows not in hand, or null when nothing waits. */
   async nextDueAt(excludeIds: number[]): Promise<string | null> {
-    const row = (await this.db.rawFirst(
-      `SELECT min(next_attempt_at) AS at FROM deliveries
-         WHERE status IN ('queued', 'deferred') AND id NOT IN (SELECT value FROM json_each(?))`,
-      JSON.stringify(excludeIds),
-    )) as { at: string | null };
-    return row.at;
+    let q = this.db.kysely
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('status', 'in', ['queued', 'deferred']);
+    if (excludeIds.length > 0) q = q.where('id', 'not in', excludeIds);
+    const row = await this.db.first(q);
+    return row?.at ?? null;
   }
 
   /** Applies an outcome to a row still waiting; returns false when it was settled or removed meanwhile. */
@@ -78,7 +77,7 @@ export class DeliveryStore {
     const now = nowIso(at);
     const result = await this.db.rawRun(
       `UPDATE deliveries SET status = ?, next_attempt_at = ?, last_error = ?, remote_mta = ?,
-           attempts = attempts + ?, last_attempt_at = CASE WHEN ? THEN ? ELSE last_attempt_at END,
+           attempts = attempts + ?, last_attempt_at = CASE WHEN ? = 1 THEN ? ELSE last_attempt_at END,
            updated_at = ?
          WHERE id = ? AND status IN ('queued', 'deferred')`,
       change.status,
@@ -96,13 +95,18 @@ export class DeliveryStore {
 
   /** Rewrites the `messages.delivery` cache of the sent message from its delivery rows. */
   async syncMessageCache(messageId: number): Promise<void> {
-    await this.db.rawRun(
-      `UPDATE messages SET delivery = (
-           SELECT json_group_array(json_object('recipient', recipient, 'status', status))
-           FROM (SELECT recipient, status FROM deliveries WHERE message_id = ? ORDER BY id)
-         ) WHERE id = ?`,
-      messageId,
-      messageId,
+    const rows = await this.db.all(
+      this.db.kysely
+        .selectFrom('deliveries')
+        .select(['recipient', 'status'])
+        .where('message_id', '=', messageId)
+        .orderBy('id'),
+    );
+    await this.db.run(
+      this.db.kysely
+        .updateTable('messages')
+        .set({ delivery: JSON.stringify(rows) })
+        .where('id', '=', messageId),
     );
   }
 

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
+import type { Dialect } from '../db/dialect.js';
 import type { EventsTable } from '../db/schema.js';
 import type { EventEmailBody } from './event-bodies.js';
 import { fillEventBody, withoutEventBody } from './event-bodies.js';
@@ -24,11 +25,13 @@ export interface NewEvent {
 }
 
 /** One pending delivery per enabled webhook of the user that wants this kind for this inbox. */
-const FAN_OUT_SQL = `INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
+const fanOutSql = (dialect: Dialect) =>
+  `INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
   SELECT w.id, ?, 'pending', ?, ?, ? FROM webhooks w
   WHERE w.user_id = ? AND w.status = 'enabled'
-    AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value = ?)
-    AND (w.accounts IS NULL OR ? IS NULL OR EXISTS (SELECT 1 FROM json_each(w.accounts) a WHERE a.value = ?))`;
+    AND EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.events', 'e')} WHERE e.value = ?)
+    AND (w.accounts IS NULL OR CAST(? AS TEXT) IS NULL
+      OR EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.accounts', 'a')} WHERE a.value = ?))`;
 
 export class EventStore {
   constructor(private readonly db: Db) {}
@@ -54,7 +57,7 @@ export class EventStore {
       body_of: bodyOf,
     });
     const queued = await this.db.rawRun(
-      FAN_OUT_SQL,
+      fanOutSql(this.db.dialect),
       seq,
       created_at,
       created_at,

@@ -23,8 +23,10 @@ export class IdempotencyStore {
   /** Records a key; an expired record of the same key is replaced. Call in the transaction of the work. */
   async save(row: IdempotencyRow): Promise<void> {
     await this.db.rawRun(
-      `INSERT OR REPLACE INTO idempotency_keys (user_id, key, request_hash, status_code, response, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO idempotency_keys (user_id, key, request_hash, status_code, response, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (user_id, key) DO UPDATE SET request_hash = excluded.request_hash,
+           status_code = excluded.status_code, response = excluded.response, created_at = excluded.created_at`,
       row.user_id,
       row.key,
       row.request_hash,

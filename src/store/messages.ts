@@ -53,8 +53,8 @@ export interface MessageFilter {
   hasAttachments?: boolean;
   threadId?: string;
   labelId?: string;
-  /** An FTS5 query, already made safe by the caller. */
-  match?: string;
+  /** Full-text search: every word must appear, the last as a prefix (letters and digits only). */
+  words?: string[];
   /** Only uids below this one (cursor). */
   beforeUid?: number;
   /** Only uids above this one: mail that arrived after a known point. */
@@ -107,20 +107,24 @@ export class MessageStore {
   }
 
   async list(filter: MessageFilter): Promise<ListedMessageRow[]> {
+    const likeOp = sql.raw(this.db.dialect.likeIgnoringCase);
     let q = this.db.kysely.selectFrom('messages').select(LIST_COLUMNS).where('inbox_id', '=', filter.inboxId);
     if (filter.folderId !== undefined) q = q.where('folder_id', '=', filter.folderId);
     if (filter.unread !== undefined) q = q.where('seen', '=', filter.unread ? 0 : 1);
     if (filter.from) {
       const like = likePattern(filter.from);
       q = q.where(
-        sql<boolean>`(from_address LIKE ${like} ESCAPE '\\' OR from_name LIKE ${like} ESCAPE '\\')`,
+        sql<boolean>`(from_address ${likeOp} ${like} ESCAPE '\\' OR from_name ${likeOp} ${like} ESCAPE '\\')`,
       );
     }
     if (filter.to) {
       const like = likePattern(filter.to);
-      q = q.where(sql<boolean>`(to_addrs LIKE ${like} ESCAPE '\\' OR cc_addrs LIKE ${like} ESCAPE '\\')`);
+      q = q.where(
+        sql<boolean>`(to_addrs ${likeOp} ${like} ESCAPE '\\' OR cc_addrs ${likeOp} ${like} ESCAPE '\\')`,
+      );
     }
-    if (filter.subject) q = q.where(sql<boolean>`subject LIKE ${likePattern(filter.subject)} ESCAPE '\\'`);
+    if (filter.subject)
+      q = q.where(sql<boolean>`subject ${likeOp} ${likePattern(filter.subject)} ESCAPE '\\'`);
     if (filter.since) q = q.where('date', '>=', filter.since);
     if (filter.before) q = q.where('date', '<', filter.before);
     if (filter.hasAttachments !== undefined)
@@ -131,11 +135,7 @@ export class MessageStore {
         sql<boolean>`id IN (SELECT message_id FROM message_labels WHERE label_id = ${filter.labelId})`,
       );
     }
-    if (filter.match) {
-      q = q.where(
-        sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${filter.match})`,
-      );
-    }
+    if (filter.words) q = q.where(this.db.dialect.fullTextMatch(filter.words));
     if (filter.beforeUid !== undefined) q = q.where('uid', '<', filter.beforeUid);
     if (filter.afterUid !== undefined) q = q.where('uid', '>', filter.afterUid);
     return await this.db.all(q.orderBy('uid', 'desc').limit(filter.limit));

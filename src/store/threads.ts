@@ -19,8 +19,11 @@ export class ThreadStore {
   /** Records a new message in the thread: last_uid and last_date only move forward. */
   async touch(id: string, uid: number, date: string): Promise<void> {
     await this.db.rawRun(
-      'UPDATE threads SET last_uid = max(last_uid, ?), last_date = max(last_date, ?) WHERE id = ?',
+      `UPDATE threads SET last_uid = CASE WHEN last_uid > ? THEN last_uid ELSE ? END,
+         last_date = CASE WHEN last_date > ? THEN last_date ELSE ? END WHERE id = ?`,
       uid,
+      uid,
+      date,
       date,
       id,
     );
@@ -51,9 +54,9 @@ export class ThreadStore {
     const rows = (await this.db.rawAll(
       `SELECT DISTINCT lower(value) AS address FROM (
            SELECT from_address AS value FROM messages WHERE thread_id = ?
-           UNION ALL SELECT j.value FROM messages m, json_each(m.to_addrs) j WHERE m.thread_id = ?
-           UNION ALL SELECT j.value FROM messages m, json_each(m.cc_addrs) j WHERE m.thread_id = ?
-         ) WHERE value <> ''`,
+           UNION ALL SELECT j.value FROM messages m, ${this.db.dialect.jsonElements('m.to_addrs', 'j')} WHERE m.thread_id = ?
+           UNION ALL SELECT j.value FROM messages m, ${this.db.dialect.jsonElements('m.cc_addrs', 'j')} WHERE m.thread_id = ?
+         ) AS seen WHERE value <> ''`,
       threadId,
       threadId,
       threadId,

@@ -1,9 +1,12 @@
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/connection.js';
 import { openDatabase } from '../../src/db/open.js';
 import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
-import { ftsQuery } from '../../src/mailbox/reading/read.js';
+import { searchWords } from '../../src/mailbox/reading/read.js';
+import { postgresDialect } from '../../src/db/postgres/dialect.js';
 import { testPostgres } from '../helpers/test-postgres.js';
 
 /** What an email gives the index (see fileMessage): subject, addresses, body text. */
@@ -52,14 +55,15 @@ const QUERIES = [
   'nothing here',
 ];
 
-/**
- * The match the PostgreSQL dialect makes of what a user typed, the same words ftsQuery finds:
- * all of them, the last as a prefix.
- */
-function tsQuery(q: string): string {
-  const words = q.match(/[\p{L}\p{N}]+/gu) ?? [];
-  return words.map((w, i) => `'${w}'${i === words.length - 1 ? ':*' : ''}`).join(' & ');
-}
+/** A query builder for PostgreSQL's SQL, to compile the dialect's condition without a server. */
+const postgresBuilder = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
 
 describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
   let sqlite: Db;
@@ -74,8 +78,19 @@ describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
       INSERT INTO users (id, name, created_at) VALUES (1, 'u', 'now');
       INSERT INTO inboxes (id, address, user_id, kind, created_at) VALUES (1, 'u@x.test', 1, 'local', 'now');
       INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now');`);
+    await sqlite.rawRun("INSERT INTO users (id, name, created_at) VALUES (1, 'u', 'now')");
+    await sqlite.rawRun(
+      "INSERT INTO inboxes (id, address, user_id, kind, created_at) VALUES (1, 'u@x.test', 1, 'local', 'now')",
+    );
+    await sqlite.rawRun("INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now')");
     for (const [i, [subject, addresses, body]] of DOCUMENTS.entries()) {
       const id = i + 1;
+      await sqlite.rawRun(
+        `INSERT INTO messages (id, inbox_id, uid, folder_id, thread_id, message_id, date, received_at, size)
+         VALUES (?, 1, ?, 1, 't', 'm', 'now', 'now', 1)`,
+        id,
+        id,
+      );
       await sqlite.rawRun(
         'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)',
         id,
@@ -102,17 +117,25 @@ describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
 
   it('find the same emails for the same words', async () => {
     const found = async (q: string) => {
+      // Each engine's dialect, as the store's message list uses it.
+      const words = searchWords(q);
       const inSqlite = (
-        await sqlite.rawAll<{ rowid: number }>(
-          'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid',
-          ftsQuery(q),
+        await sqlite.all(
+          sqlite.kysely
+            .selectFrom('messages')
+            .select('id')
+            .where(sqlite.dialect.fullTextMatch(words))
+            .orderBy('id'),
         )
-      ).map((r) => r.rowid);
-      const { rows } = await client.query<{ rowid: string }>(
-        `SELECT rowid FROM messages_fts WHERE document @@ to_tsquery('mailroom_search', $1) ORDER BY rowid`,
-        [tsQuery(q)],
-      );
-      return { q, sqlite: inSqlite, postgres: rows.map((r) => Number(r.rowid)) };
+      ).map((r) => r.id);
+      const onPostgres = postgresBuilder
+        .selectFrom('messages')
+        .select('id')
+        .where(postgresDialect.fullTextMatch(words))
+        .orderBy('id')
+        .compile();
+      const { rows } = await client.query<{ id: string }>(onPostgres.sql, [...onPostgres.parameters]);
+      return { q, sqlite: inSqlite, postgres: rows.map((r) => Number(r.id)) };
     };
     const results = await Promise.all(QUERIES.map(found));
     expect(results.filter((r) => r.sqlite.length > 0).length).toBeGreaterThan(QUERIES.length / 2);

@@ -53,7 +53,7 @@ export async function listEmails(
     hasAttachments: query.hasAttachments,
     threadId: query.threadId,
     labelId,
-    match: query.q !== undefined ? ftsQuery(query.q) : undefined,
+    words: query.q !== undefined ? searchWords(query.q) : undefined,
     beforeUid: query.cursor !== undefined ? decodeCursor(query.cursor, 'uid') : undefined,
     afterUid: query.afterUid,
     limit: query.limit + 1,
@@ -198,9 +198,9 @@ export async function readThread(deps: MailboxDeps, userId: number, account: str
   };
 }
 
-/** Turns what a user typed into a safe FTS5 query: every word must appear (prefix match on the last). */
-export function ftsQuery(q: string): string {
+/** The words of what a user typed: runs of letters and digits, whatever else it holds. */
+export function searchWords(q: string): string[] {
   const words = q.match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length === 0) throw ValidationFailed.field('q', 'q must contain at least one letter or digit');
-  return words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ');
+  return words;
 }

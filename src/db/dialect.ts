@@ -1,0 +1,17 @@
+import type { RawBuilder } from 'kysely';
+
+/**
+ * What truly differs between the engines' SQL (ARCHITECTURE rule 8), and nothing else: every
+ * other query is written once, in the store, and runs on both.
+ */
+export interface Dialect {
+  /**
+   * A condition on `messages.id`: the message's indexed text (subject, addresses, body) holds
+   * every word, the last one as a prefix. `words` are letters and digits only.
+   */
+  fullTextMatch(words: string[]): RawBuilder<boolean>;
+  /** LIKE that ignores ASCII case, as SQLite's LIKE does and PostgreSQL's ILIKE. */
+  readonly likeIgnoringCase: 'LIKE' | 'ILIKE';
+  /** A FROM item: the elements of the JSON array (of strings) in `expr`, as rows of `alias.value`. */
+  jsonElements(expr: string, alias: string): string;
+}
