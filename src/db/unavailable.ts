@@ -10,9 +10,12 @@ export class DatabaseUnavailable extends Error {
     readonly database: string,
     cause: unknown,
   ) {
-    super(`the database ${database} is unavailable: ${(cause as Error | undefined)?.message ?? String(cause)}`, {
-      cause,
-    });
+    super(
+      `the database ${database} is unavailable: ${(cause as Error | undefined)?.message ?? String(cause)}`,
+      {
+        cause,
+      },
+    );
     this.name = 'DatabaseUnavailable';
   }
 }

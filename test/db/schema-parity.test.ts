@@ -76,7 +76,7 @@ function sqliteSchema(file: string): Schema {
     }
     return schema;
   } finally {
-    db.close();
+    void db.close();
   }
 }
 
@@ -161,7 +161,7 @@ describe('the SQLite and PostgreSQL schemas', () => {
     const names = (
       db.sqlite.prepare('SELECT name FROM schema_migrations ORDER BY name').all() as { name: string }[]
     ).map((r) => r.name);
-    db.close();
+    await db.close();
     const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
     expect(rows.map((r) => r.name)).toEqual(names);
   });

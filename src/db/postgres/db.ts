@@ -6,7 +6,9 @@ import type { Db, RunResult } from '../connection.js';
 import type { Database } from '../schema.js';
 import { DatabaseUnavailable } from '../unavailable.js';
 import { isPostgresUnavailable } from './errors.js';
+import { postgresDialect } from './dialect.js';
 import { numberPlaceholders } from './placeholders.js';
+import { withoutPassword } from './url.js';
 
 /**
  * The column PostgreSQL generates for each table that has one (an identity), answered as
@@ -63,6 +65,7 @@ export interface PostgresOptions {
  */
 export class PostgresDb implements Db {
   readonly engine = 'postgres' as const;
+  readonly dialect = postgresDialect;
   readonly kysely: Kysely<Database>;
   readonly name: string;
   readonly pool: pg.Pool;
@@ -185,7 +188,9 @@ export class PostgresDb implements Db {
     const statement = key ? `${sql} returning "${key}"` : sql;
     const write = async () => {
       const result = await this.query(statement, params);
-      const last = key ? (result.rows[result.rows.length - 1] as Record<string, unknown> | undefined) : undefined;
+      const last = key
+        ? (result.rows[result.rows.length - 1] as Record<string, unknown> | undefined)
+        : undefined;
       return { changes: result.rowCount ?? 0, lastInsertRowid: Number(last?.[key!] ?? 0) };
     };
     if (table !== 'events') return write();
@@ -235,13 +240,4 @@ export class PostgresDb implements Db {
 
 function toError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
-}
-
-/** A connection URL as messages may show it: no password, in the userinfo or the query. */
-export function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url.replace(/(\/\/[^/:@]*):[^@/]*@/, '$1@');
-  const parsed = new URL(url);
-  parsed.password = '';
-  parsed.searchParams.delete('password');
-  return parsed.toString();
 }

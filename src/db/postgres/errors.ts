@@ -27,7 +27,8 @@ const DRIVER_MESSAGES =
 export function isPostgresUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown; errors?: unknown } | null | undefined;
   if (!e) return false;
-  if (typeof e.code === 'string' && (SOCKET_CODES.has(e.code) || UNAVAILABLE_STATES.test(e.code))) return true;
+  if (typeof e.code === 'string' && (SOCKET_CODES.has(e.code) || UNAVAILABLE_STATES.test(e.code)))
+    return true;
   // An AggregateError (several addresses tried, all refused) carries the codes in `errors`.
   if (Array.isArray(e.errors) && e.errors.some(isPostgresUnavailable)) return true;
   return typeof e.message === 'string' && DRIVER_MESSAGES.test(e.message);
