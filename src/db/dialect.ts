@@ -12,6 +12,11 @@ export interface Dialect {
   fullTextMatch(words: string[]): RawBuilder<boolean>;
   /** LIKE that ignores ASCII case, as SQLite's LIKE does and PostgreSQL's ILIKE. */
   readonly likeIgnoringCase: 'LIKE' | 'ILIKE';
+  /**
+   * Whether `SELECT ... FOR UPDATE` is needed to hold a row until commit: on PostgreSQL; SQLite
+   * has no row locks (its transaction holds the whole database) and no such syntax.
+   */
+  readonly rowLocks: boolean;
   /** A FROM item: the elements of the JSON array (of strings) in `expr`, as rows of `alias.value`. */
   jsonElements(expr: string, alias: string): string;
 }

@@ -8,5 +8,6 @@ export const sqliteDialect: Dialect = {
     return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${match})`;
   },
   likeIgnoringCase: 'LIKE',
+  rowLocks: false,
   jsonElements: (expr, alias) => `json_each(${expr}) ${alias}`,
 };

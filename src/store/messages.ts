@@ -102,6 +102,15 @@ export class MessageStore {
     );
   }
 
+  /**
+   * The row as it is now, held until the caller's transaction commits, for a change that reads
+   * it to write it back (flags): two such changes to one email must not both read the old value.
+   */
+  async getForUpdate(id: number): Promise<MessageRow | undefined> {
+    const q = this.db.kysely.selectFrom('messages').selectAll().where('id', '=', id);
+    return await this.db.first(this.db.dialect.rowLocks ? q.forUpdate() : q);
+  }
+
   async get(id: number): Promise<MessageRow | undefined> {
     return await this.db.first(this.db.kysely.selectFrom('messages').selectAll().where('id', '=', id));
   }

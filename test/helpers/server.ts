@@ -7,10 +7,16 @@ import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom, MailroomOptions } from '../../src/mailroom.js';
 import { addLocalInbox, addUser, createKey } from '../../src/mailbox/operations/admin.js';
+import { testPostgres } from './test-postgres.js';
+
+/** Whether this run keeps the servers' data in PostgreSQL (npm run test:postgres). */
+export const onPostgres = process.env.MAILROOM_TEST_DB === 'postgres';
 
 export interface TestServer {
   mailroom: Mailroom;
   dataDir: string;
+  /** What a `mailroom` command run beside this server needs to open its data: the data dir, and the database URL on PostgreSQL. */
+  cliEnv: Record<string, string>;
   /** The bootstrap user's key and inbox. */
   key: string;
   inbox: string;
@@ -47,7 +53,11 @@ const silent = pino({ level: 'silent' });
 
 export async function startServer(options: MailroomOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-test-'));
+  // Under MAILROOM_TEST_DB=postgres every server gets a fresh database of the run's PostgreSQL.
+  const databaseUrl =
+    options.databaseUrl ?? (onPostgres ? await (await testPostgres()).createDatabase() : undefined);
   const base: MailroomOptions = {
+    databaseUrl,
     env: {},
     dataDir,
     host: '127.0.0.1',
@@ -67,6 +77,7 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
   const server: TestServer = {
     mailroom,
     dataDir,
+    cliEnv: { MAILROOM_DATA_DIR: dataDir, ...(databaseUrl ? { MAILROOM_DATABASE_URL: databaseUrl } : {}) },
     key: boot.apiKey,
     inbox: boot.inbox,
     get baseUrl() {
@@ -123,6 +134,7 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
       transport.close();
       await server.mailroom.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (databaseUrl && !options.databaseUrl) await (await testPostgres()).dropDatabase(databaseUrl);
     },
   };
   return server;

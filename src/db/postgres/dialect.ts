@@ -9,5 +9,6 @@ export const postgresDialect: Dialect = {
     return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE document @@ to_tsquery('mailroom_search', ${query}))`;
   },
   likeIgnoringCase: 'ILIKE',
+  rowLocks: true,
   jsonElements: (expr, alias) => `json_array_elements_text((${expr})::json) AS ${alias}(value)`,
 };
