@@ -37,6 +37,13 @@ export const settings = {
     default: './data',
     help: 'where mailroom.db and the generated secret live',
   },
+  databaseUrl: {
+    env: 'MAILROOM_DATABASE_URL',
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    secret: true,
+    help: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL 15+ instead of the SQLite file in the data dir (sslmode in the URL honoured)',
+  },
   domain: {
     env: 'MAILROOM_DOMAIN',
     schema: z.string().min(1),
@@ -309,7 +316,7 @@ export type ConfigOverrides = Partial<Config>;
 export class ConfigError extends Error {}
 
 /** Settings that are URLs with credentials: shown only parsed, with the password masked. */
-const URL_SETTINGS = new Set<string>(['relayUrl']);
+const URL_SETTINGS = new Set<string>(['relayUrl', 'databaseUrl']);
 
 /**
  * `user:password@` in a text (a URL, or what was meant as one) with the password masked: from
@@ -363,6 +370,11 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   }
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) {
     throw new ConfigError('MAILROOM_TLS_CERT and MAILROOM_TLS_KEY must be set together');
+  }
+  if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    throw new ConfigError(
+      `MAILROOM_DATABASE_URL: must start with postgres:// or postgresql:// (got ${shown('databaseUrl', config.databaseUrl)})`,
+    );
   }
   if (config.relayUrl && !/^smtps?:\/\//.test(config.relayUrl)) {
     throw new ConfigError('MAILROOM_RELAY_URL: must start with smtp:// or smtps://');

@@ -196,7 +196,11 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
         // The secret first (openDataDir loads it): the store seals with it, and the ingest thread
         // gets it with the config.
         opened = await openDataDir(config, log);
-        if (config.dbFile !== ':memory:' && config.ingestThread) deps.ingest = new IngestWriter(config);
+        // The ingest thread is SQLite's way to keep commits off the main thread; PostgreSQL
+        // commits over the network without blocking it, so the group commit runs here.
+        if (config.dbFile !== ':memory:' && config.ingestThread && !config.databaseUrl) {
+          deps.ingest = new IngestWriter(config);
+        }
         if (config.parseThreads > 0) {
           deps.parser = new ParsePool(config.parseThreads, config.parseDeadlineMs, log);
         }

@@ -23,6 +23,10 @@ export const common = (cmd: Command) =>
   cmd
     .option('--json', 'machine-readable output')
     .option('--data-dir <dir>', 'data directory (MAILROOM_DATA_DIR)')
+    .option(
+      '--database-url <url>',
+      'PostgreSQL database instead of the data directory (MAILROOM_DATABASE_URL)',
+    )
     .option('--init', 'create the database if the data directory has none');
 
 export function registerAdminCommands(program: Command): void {

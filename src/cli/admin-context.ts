@@ -13,12 +13,17 @@ import { CliError } from './errors.js';
 export interface DataDirOptions {
   json?: boolean;
   dataDir?: string;
+  /** A PostgreSQL database instead of the data directory's SQLite file. */
+  databaseUrl?: string;
   /** Create the database when the data directory has none (otherwise that is an error). */
   init?: boolean;
 }
 
 export function cliConfig(o: DataDirOptions): Config {
-  return loadConfig(o.dataDir ? { dataDir: o.dataDir } : {});
+  return loadConfig({
+    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+    ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}),
+  });
 }
 
 /**
@@ -26,6 +31,8 @@ export function cliConfig(o: DataDirOptions): Config {
  * empty installation (and a secret.key) somewhere and answer from it.
  */
 export function requireDatabase(config: Config): void {
+  // A PostgreSQL database is there when it can be reached; migrations make an empty one ready.
+  if (config.databaseUrl) return;
   const exists = fs.existsSync(config.dbFile) && fs.statSync(config.dbFile).size > 0;
   if (exists) return;
   throw new CliError(

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Db } from '../db/connection.js';
 import { backupDatabase } from '../db/backup.js';
 import { SECRET_FILE } from '../db/file-modes.js';
+import { withoutPassword } from '../db/postgres/url.js';
 import { SqliteDb } from '../db/sqlite.js';
 import { restoreDatabase } from '../store/restore.js';
 import { cliConfig, withDeps } from './admin-context.js';
@@ -19,6 +20,7 @@ export function registerBackupCommands(program: Command): void {
       .description('copy the database to <file>, consistent while the server runs (keep secret.key with it)')
       .option('--force', 'replace <file> if it exists'),
   ).action(async (file: string, o: DataDirOptions & { force?: boolean }) => {
+    refusePostgres(o, 'backup', 'pg_dump --format=custom');
     const target = path.resolve(file);
     if (fs.existsSync(target) && !o.force) {
       throw new CliError('conflict', `${target} already exists: add --force to replace it`);
@@ -49,6 +51,7 @@ export function registerBackupCommands(program: Command): void {
       )
       .option('--force', 'replace the database the data directory already holds'),
   ).action(async (file: string, o: DataDirOptions & { force?: boolean }) => {
+    refusePostgres(o, 'restore', 'pg_restore');
     const summary = await restoreDatabase(cliConfig(o), path.resolve(file), { force: !!o.force });
     print(
       !!o.json,
@@ -58,6 +61,20 @@ export function registerBackupCommands(program: Command): void {
         `${summary.inboxes} inbox(es), ${summary.messages} message(s). Start the server on it.`,
     );
   });
+}
+
+/**
+ * Backup and restore copy an SQLite file; PostgreSQL has its own tools (and its backups are
+ * usually the database service's). Said before anything is opened.
+ */
+function refusePostgres(o: DataDirOptions, command: string, tool: string): void {
+  const { databaseUrl } = cliConfig(o);
+  if (!databaseUrl) return;
+  throw new CliError(
+    'config_error',
+    `mailroom ${command} copies an SQLite file, and the data is in PostgreSQL (${withoutPassword(databaseUrl)}): ` +
+      `use ${tool} with the same URL instead (keep MAILROOM_SECRET with the backup)`,
+  );
 }
 
 /** The backup is SQLite's online copy of its file. */

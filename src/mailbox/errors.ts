@@ -1,4 +1,5 @@
 /** Errors are values with a code; http/ and smtp/ each map them in one place. */
+import { DatabaseUnavailable } from '../db/unavailable.js';
 import { isStorageUnavailable } from '../store/unavailable.js';
 
 export interface ErrorDetail {
@@ -74,7 +75,7 @@ export class Upstream extends MailroomError {
   }
 }
 
-/** The storage cannot take the work now (disk full, I/O error, database busy): retry later. */
+/** The storage cannot take the work now (disk full, I/O error, database busy or down): retry later. */
 export class Unavailable extends MailroomError {
   constructor(message = 'storage is unavailable right now; retry later') {
     super('unavailable', message);
@@ -84,5 +85,5 @@ export class Unavailable extends MailroomError {
 /** What a verb threw as a MailroomError: itself, Unavailable for a storage outage, else undefined. */
 export function mailroomErrorOf(error: unknown): MailroomError | undefined {
   if (error instanceof MailroomError) return error;
-  return isStorageUnavailable(error) ? new Unavailable() : undefined;
+  return isStorageUnavailable(error) || error instanceof DatabaseUnavailable ? new Unavailable() : undefined;
 }

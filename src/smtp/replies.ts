@@ -9,6 +9,7 @@ export const reply = {
   tooManyRecipients: (max: number) =>
     smtpError(452, `4.5.3 Too many recipients (at most ${max} per message)`),
   tooLarge: (max: number) => smtpError(552, `5.3.4 Message too big (at most ${max} bytes)`),
+  lookupFailed: () => smtpError(451, '4.3.0 Temporary failure looking up the recipient, try again later'),
   storageFailed: () => smtpError(451, '4.3.0 Temporary failure storing the message, try again later'),
   tooManyConnections: () => smtpError(421, '4.7.0 Too many connections from your address, try again later'),
   rateLimited: () => smtpError(451, '4.7.1 Too many messages from your address, slow down'),

@@ -100,7 +100,12 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
           state.inboxes.set(inbox.id, inbox);
           callback();
         },
-        (error: Error) => {
+        (error: Error & { responseCode?: number }) => {
+          // The database could not be asked (it is down): try again later, not "no such user".
+          if (!error.responseCode) {
+            log.error({ err: error }, 'recipient lookup failed');
+            return callback(reply.lookupFailed());
+          }
           state.failedRecipients += 1;
           // Probing for addresses: refuse a few, then hang up.
           if (state.failedRecipients > config.smtpMaxFailedRecipients)

@@ -5,6 +5,7 @@ import type { Db } from '../db/connection.js';
 import { dataDirProblem } from '../db/data-dir-errors.js';
 import { SECRET_FILE } from '../db/file-modes.js';
 import { openDatabase } from '../db/open.js';
+import { openPostgres } from '../db/postgres/open.js';
 import { loadOrCreateSecret } from '../secret.js';
 import { createStore } from './index.js';
 import type { Store } from './index.js';
@@ -39,12 +40,14 @@ export async function openDataDir(config: Config, log: OpenLog): Promise<{ db: D
  */
 export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db; store: Store }> {
   if (!config.secret) throw new Error('MAILROOM_SECRET must be loaded before the store opens');
-  const db = openDatabase({
-    file: config.dbFile,
-    synchronous: config.dbSync,
-    onWarning: (m) => log.warn(m),
-    onWait: (m) => log.warn(m),
-  });
+  const db: Db = config.databaseUrl
+    ? await openPostgres(config.databaseUrl, { onWait: (m) => log.warn(m) })
+    : openDatabase({
+        file: config.dbFile,
+        synchronous: config.dbSync,
+        onWarning: (m) => log.warn(m),
+        onWait: (m) => log.warn(m),
+      });
   try {
     const sealed = await sealSecretsAtRest(db, new Sealer(config.secret));
     if (sealed.dkimKeys + sealed.webhookSecrets > 0) {
@@ -54,16 +57,16 @@ export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db;
     }
   } catch (error) {
     await db.close();
-    if (error instanceof SealedValueUnreadable) throw wrongSecret(config);
+    if (error instanceof SealedValueUnreadable) throw wrongSecret(config, db.name);
     throw error;
   }
   return { db, store: createStore(db, config.secret) };
 }
 
-function wrongSecret(config: Config): ConfigError {
+function wrongSecret(config: Config, database: string): ConfigError {
   const keyFile = path.join(path.dirname(config.dbFile), SECRET_FILE);
   return new ConfigError(
-    `the secret in use (MAILROOM_SECRET, or ${keyFile} when it is unset) is not the one ${config.dbFile} was sealed with, ` +
+    `the secret in use (MAILROOM_SECRET, or ${keyFile} when it is unset) is not the one ${database} was sealed with, ` +
       `so its DKIM keys, webhook secrets and IMAP credentials cannot be read: ` +
       `restore the secret.key that was kept with this database, or set MAILROOM_SECRET to the original value`,
   );

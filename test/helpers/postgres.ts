@@ -171,6 +171,10 @@ export async function startPostgres(): Promise<Postgres> {
       crashedPid = pid;
       // A backend still alive would keep the old shared memory in use and stop the next start.
       await waitFor(() => processes.every((p) => !isAlive(p)), 10_000, 'postgres processes to exit');
+      // Where nobody reaps orphans (a container's init), the postmaster stays a zombie whose pid
+      // still answers kill(pid, 0), and the next postmaster would refuse its lock files.
+      fs.rmSync(path.join(data, 'postmaster.pid'), { force: true });
+      fs.rmSync(path.join(socketDir, `.s.PGSQL.${port}.lock`), { force: true });
     },
     async stop() {
       const shell = watchdog;

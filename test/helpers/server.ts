@@ -7,6 +7,10 @@ import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom, MailroomOptions } from '../../src/mailroom.js';
 import { addLocalInbox, addUser, createKey } from '../../src/mailbox/operations/admin.js';
+import { testPostgres } from './test-postgres.js';
+
+/** Whether this run keeps the servers' data in PostgreSQL (npm run test:postgres). */
+export const onPostgres = process.env.MAILROOM_TEST_DB === 'postgres';
 
 export interface TestServer {
   mailroom: Mailroom;
@@ -47,7 +51,11 @@ const silent = pino({ level: 'silent' });
 
 export async function startServer(options: MailroomOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-test-'));
+  // Under MAILROOM_TEST_DB=postgres every server gets a fresh database of the run's PostgreSQL.
+  const databaseUrl =
+    options.databaseUrl ?? (onPostgres ? await (await testPostgres()).createDatabase() : undefined);
   const base: MailroomOptions = {
+    databaseUrl,
     env: {},
     dataDir,
     host: '127.0.0.1',
@@ -123,6 +131,7 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
       transport.close();
       await server.mailroom.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (databaseUrl && !options.databaseUrl) await (await testPostgres()).dropDatabase(databaseUrl);
     },
   };
   return server;

@@ -8,6 +8,7 @@ import type { MailboxDeps } from '../deps.js';
 import type { EmailView } from '../reading/email-view.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { viewsOf } from '../reading/read.js';
+import { lockMessage } from './message-lock.js';
 
 export const EMAIL_ACTIONS = ['read', 'unread', 'flag', 'unflag', 'move'] as const;
 export type EmailAction = (typeof EMAIL_ACTIONS)[number];
@@ -70,7 +71,7 @@ export async function updateEmail(
   };
   const apply = (message: MessageRow, to: FolderRow, remoteUid?: number | null) =>
     deps.store.db.transaction(async () => {
-      const current = await deps.store.messages.get(message.id);
+      const current = await lockMessage(deps, message);
       if (!current) throw new NotFound(`no email with uid ${message.uid} in ${inbox.address}`);
       if (change.action === 'move') {
         await moveMessage(deps, current, to);
@@ -135,7 +136,7 @@ export async function deleteEmail(
   const forGood = (folder: FolderRow) => !!options.permanent || isTrash(folder) || isDrafts(folder);
   const apply = (message: MessageRow, folder: FolderRow, remoteUid?: number | null): Promise<DeleteResult> =>
     deps.store.db.transaction(async () => {
-      const current = await deps.store.messages.get(message.id);
+      const current = await lockMessage(deps, message);
       if (!current) throw new NotFound(`no email with uid ${message.uid} in ${inbox.address}`);
       if (forGood(folder)) {
         await deps.store.messages.remove(current.id);

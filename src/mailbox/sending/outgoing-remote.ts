@@ -11,6 +11,7 @@ import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-messa
 import type { IdempotencyGuard } from './idempotency.js';
 import { rememberResponse, replayIfSeen } from './idempotency.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
+import { addFlag } from '../organising/message-lock.js';
 
 /**
  * Sending from a connected mailbox: through its own SMTP server first (a refusal is answered
@@ -137,11 +138,4 @@ async function saveToRemoteSent(
     deps.log.warn({ account: inbox.address, err: message }, 'sent, but saving to the remote Sent failed');
     return { error: message };
   }
-}
-
-async function addFlag(deps: MailboxDeps, messageId: number, flag: string): Promise<void> {
-  const current = await deps.store.messages.get(messageId);
-  if (!current) return;
-  const flags = JSON.parse(current.flags) as string[];
-  if (!flags.includes(flag)) await deps.store.messages.setFlags(messageId, [...flags, flag]);
 }

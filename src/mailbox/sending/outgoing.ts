@@ -15,6 +15,7 @@ import { checkIdempotency, idempotencyConflict, rememberResponse } from './idemp
 import { dispatchRemote } from './outgoing-remote.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
 import { fileForEach } from '../ingest/receive.js';
+import { addFlag } from '../organising/message-lock.js';
 
 type Route =
   | { address: string; kind: 'local'; inbox: InboxRow }
@@ -148,9 +149,6 @@ async function routeOf(deps: MailboxDeps, address: string): Promise<Route> {
   return { address, kind: 'external' };
 }
 
-export async function markAnswered(deps: MailboxDeps, messageId: number): Promise<void> {
-  const current = await deps.store.messages.get(messageId);
-  if (!current) return;
-  const flags = JSON.parse(current.flags) as string[];
-  if (!flags.includes('\\Answered')) await deps.store.messages.setFlags(messageId, [...flags, '\\Answered']);
+export function markAnswered(deps: MailboxDeps, messageId: number): Promise<void> {
+  return addFlag(deps, messageId, '\\Answered');
 }

@@ -1,0 +1,243 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import type { Compilable, Insertable } from 'kysely';
+import pg from 'pg';
+import type { Db, RunResult } from '../connection.js';
+import type { Database } from '../schema.js';
+import { DatabaseUnavailable } from '../unavailable.js';
+import { isPostgresUnavailable } from './errors.js';
+import { postgresDialect } from './dialect.js';
+import { numberPlaceholders } from './placeholders.js';
+import { withoutPassword } from './url.js';
+
+/**
+ * The column PostgreSQL generates for each table that has one (an identity), answered as
+ * `lastInsertRowid` as SQLite answers the rowid. Tables without one answer 0.
+ */
+const GENERATED_KEY: Partial<Record<keyof Database, string>> = {
+  users: 'id',
+  inboxes: 'id',
+  folders: 'id',
+  messages: 'id',
+  labels: 'rowid',
+  deliveries: 'id',
+  events: 'seq',
+  webhooks: 'rowid',
+  webhook_deliveries: 'id',
+  webhook_attempts: 'id',
+};
+
+/**
+ * Held from an event's insert to its commit: `events.seq` is handed out at insert, so without it
+ * a transaction could commit seq 11 before another commits seq 10, and a reader that has seen 11
+ * would never see 10. "events" in ASCII.
+ */
+export const EVENT_APPEND_LOCK_KEY = '435459072627';
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** Per pool, not pg's global parsers: bigint and numeric come back as numbers, as on SQLite. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/** The open transaction a call belongs to; `live` turns false when it ends. */
+interface Tx {
+  client: pg.PoolClient;
+  live: boolean;
+}
+
+export interface PostgresOptions {
+  /** Connections in the pool (default 10). */
+  max?: number;
+}
+
+/**
+ * The PostgreSQL engine on a pg.Pool. Calls outside a transaction take any connection and run
+ * concurrently (PostgreSQL's own locks keep them right). `transaction` checks a connection out
+ * and every call made while its callback runs, however deep, goes to that connection (found
+ * through AsyncLocalStorage); a nested transaction joins. A lost connection or a server that is
+ * down is a DatabaseUnavailable; the pool connects again by itself when the server is back.
+ */
+export class PostgresDb implements Db {
+  readonly engine = 'postgres' as const;
+  readonly dialect = postgresDialect;
+  readonly kysely: Kysely<Database>;
+  readonly name: string;
+  readonly pool: pg.Pool;
+  private closed = false;
+  private readonly inside = new AsyncLocalStorage<Tx>();
+
+  constructor(url: string, options: PostgresOptions = {}) {
+    this.name = withoutPassword(url);
+    this.pool = new pg.Pool({
+      connectionString: url,
+      types,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle connection the server dropped: the pool discards it and makes a new one when needed.
+    this.pool.on('error', () => {});
+    this.kysely = new Kysely<Database>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (db) => new PostgresIntrospector(db),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      },
+    });
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  async all<R>(query: Compilable<R>): Promise<R[]> {
+    const { sql, parameters } = query.compile();
+    return (await this.query(sql, parameters)).rows as R[];
+  }
+
+  async first<R>(query: Compilable<R>): Promise<R | undefined> {
+    const { sql, parameters } = query.compile();
+    return (await this.query(sql, parameters)).rows[0] as R | undefined;
+  }
+
+  run(query: Compilable<unknown>): Promise<RunResult> {
+    const compiled = query.compile();
+    const node = compiled.query;
+    if (node.kind !== 'InsertQueryNode' || node.returning || !node.into) {
+      return this.execute(compiled.sql, compiled.parameters);
+    }
+    return this.insertSql(node.into.table.identifier.name, compiled.sql, compiled.parameters);
+  }
+
+  insert<T extends keyof Database & string>(table: T, row: Insertable<Database[T]>): Promise<RunResult> {
+    const values = row as Record<string, unknown>;
+    const columns = Object.keys(values).filter((c) => values[c] !== undefined);
+    const sql =
+      columns.length === 0
+        ? `insert into "${table}" default values`
+        : `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) ` +
+          `values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
+    return this.insertSql(
+      table,
+      sql,
+      columns.map((c) => values[c]),
+    );
+  }
+
+  async rawAll<R>(sql: string, ...params: unknown[]): Promise<R[]> {
+    return (await this.query(numberPlaceholders(sql), params)).rows as R[];
+  }
+
+  async rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined> {
+    return (await this.query(numberPlaceholders(sql), params)).rows[0] as R | undefined;
+  }
+
+  rawRun(sql: string, ...params: unknown[]): Promise<RunResult> {
+    const numbered = numberPlaceholders(sql).replace(/[\s;]+$/, '');
+    const insert = /^\s*insert\s+into\s+"?(\w+)"?/i.exec(numbered);
+    if (!insert || /\breturning\b/i.test(numbered)) return this.execute(numbered, params);
+    return this.insertSql(insert[1]!, numbered, params);
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.inside.getStore()?.live) return fn();
+    const client = await this.connect();
+    const tx: Tx = { client, live: true };
+    let lost: unknown;
+    // A connection that drops between statements says so here; the next statement then fails.
+    const onError = (error: unknown) => (lost ??= error);
+    client.on('error', onError);
+    try {
+      await this.onClient(client, 'BEGIN');
+      let result: T;
+      try {
+        result = await this.inside.run(tx, fn);
+      } catch (error) {
+        await client.query('ROLLBACK').catch((e: unknown) => (lost ??= e));
+        throw this.wrap(error);
+      }
+      await this.onClient(client, 'COMMIT');
+      return result;
+    } catch (error) {
+      if (error instanceof DatabaseUnavailable) lost ??= error;
+      throw error;
+    } finally {
+      tx.live = false;
+      client.off('error', onError);
+      // A connection that failed is closed rather than handed to the next caller.
+      client.release(lost ? toError(lost) : undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /** An insert answering the generated key of its table, if it has one, as lastInsertRowid. */
+  private async insertSql(table: string, sql: string, params: readonly unknown[]): Promise<RunResult> {
+    const key = GENERATED_KEY[table as keyof Database];
+    const statement = key ? `${sql} returning "${key}"` : sql;
+    const write = async () => {
+      const result = await this.query(statement, params);
+      const last = key
+        ? (result.rows[result.rows.length - 1] as Record<string, unknown> | undefined)
+        : undefined;
+      return { changes: result.rowCount ?? 0, lastInsertRowid: Number(last?.[key!] ?? 0) };
+    };
+    if (table !== 'events') return write();
+    return this.transaction(async () => {
+      await this.query('select pg_advisory_xact_lock($1)', [EVENT_APPEND_LOCK_KEY]);
+      return write();
+    });
+  }
+
+  private async execute(sql: string, params: readonly unknown[]): Promise<RunResult> {
+    const result = await this.query(sql, params);
+    return { changes: result.rowCount ?? 0, lastInsertRowid: 0 };
+  }
+
+  /** On the caller's transaction's connection, or any connection of the pool outside one. */
+  private async query(sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+    const tx = this.inside.getStore();
+    try {
+      if (tx?.live) return await tx.client.query(sql, params as unknown[]);
+      return await this.pool.query(sql, params as unknown[]);
+    } catch (error) {
+      throw this.wrap(error);
+    }
+  }
+
+  private async onClient(client: pg.PoolClient, sql: string): Promise<void> {
+    try {
+      await client.query(sql);
+    } catch (error) {
+      throw this.wrap(error);
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw this.wrap(error);
+    }
+  }
+
+  private wrap(error: unknown): unknown {
+    if (error instanceof DatabaseUnavailable) return error;
+    return isPostgresUnavailable(error) ? new DatabaseUnavailable(this.name, error) : error;
+  }
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
