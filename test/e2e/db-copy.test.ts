@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailroom } from '../../src/mailroom.js';
@@ -343,6 +346,61 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
     const json = await cli(['db', 'copy', '--from', sourceDb, '--to', postgresUrl, '--json'], {});
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).error.code).toBe('conflict');
+  });
+
+  it('leaves the target as it was when a row fails half way', async () => {
+    // A NUL character: SQLite text holds it, PostgreSQL text cannot.
+    const tainted = path.join(parent, 'tainted.db');
+    expect((await cli(['db', 'copy', '--from', sourceDb, '--to', tainted], {})).code).toBe(0);
+    const sqlite = new BetterSqlite3(tainted);
+    sqlite
+      .prepare("UPDATE messages SET text = 'a' || char(0) || 'b' WHERE id = (SELECT max(id) FROM messages)")
+      .run();
+    sqlite.close();
+    const url = await (await testPostgres()).createDatabase();
+    try {
+      const failed = await cli(['db', 'copy', '--from', tainted, '--to', url], {});
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/^mailroom: the target refused rows of messages .*left as it was\n$/);
+      // Users, inboxes and folders went in before the messages, in the same transaction.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const users = await client.query<{ n: string }>('SELECT count(*) AS n FROM users');
+        expect(users.rows[0]!.n).toBe('0');
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await (await testPostgres()).dropDatabase(url);
+    }
+  });
+
+  it('draws a progress bar on a terminal, while --json output stays one document', async () => {
+    const target = path.join(parent, 'on-a-terminal.db');
+    const out = path.join(parent, 'on-a-terminal.json');
+    const command = [
+      process.execPath,
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      'db',
+      'copy',
+      '--from',
+      sourceDb,
+      '--to',
+      target,
+      '--json',
+    ]
+      .map((arg) => `'${arg}'`)
+      .join(' ');
+    // `script` gives the command a terminal; stdout goes to a file, stderr stays on the terminal.
+    const transcript = execFileSync('script', ['-qec', `${command} > '${out}'`, '/dev/null'], {
+      cwd: path.join(import.meta.dirname, '../..'),
+      env: { PATH: process.env.PATH ?? '' },
+    }).toString();
+    expect(transcript).toMatch(/\[#+\.*\] +\d+% [\d,]+\/[\d,]+ rows \w+/);
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).copy.rows).toBeGreaterThan(0);
   });
 
   it('says in one line what is wrong with a missing source or an unreachable database', async () => {
