@@ -150,7 +150,7 @@ describe('the admin CLI while the server runs on the same data directory', { tim
   let env: Record<string, string>;
   beforeAll(async () => {
     server = await startServer();
-    env = { MAILROOM_DATA_DIR: server.dataDir };
+    env = server.cliEnv;
   });
   afterAll(async () => server.stop());
 

@@ -52,7 +52,7 @@ describe('an open GET /events stream loses its access', { timeout: 60_000 }, () 
     expect((await stream.nextEvent()).json.data.email.subject).toBe('Before revoking');
 
     const revoked = await mailroom(['key', 'revoke', await keyIdOf(carol.userId)], {
-      MAILROOM_DATA_DIR: server.dataDir,
+      ...server.cliEnv,
     });
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(await endOf(stream)).toBe('ended');

@@ -9,12 +9,15 @@ import { eventually } from '../helpers/server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 },
+      { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) || 1 : 0, stdout, stderr }),
     );
   });
@@ -42,20 +45,23 @@ describe('an IMAP mailbox through server restarts and UIDVALIDITY changes', () =
   afterAll(async () => world.stop());
 
   it('connects from the CLI while the server runs; the server picks the inbox up', async () => {
-    const res = await cli([
-      'inbox',
-      'connect',
-      world.address,
-      '--user',
-      'default',
-      '--imap',
-      world.dovecot.url(world.user),
-      '--smtp',
-      world.capture.url,
-      '--data-dir',
-      world.server.dataDir,
-      '--json',
-    ]);
+    const res = await cli(
+      [
+        'inbox',
+        'connect',
+        world.address,
+        '--user',
+        'default',
+        '--imap',
+        world.dovecot.url(world.user),
+        '--smtp',
+        world.capture.url,
+        '--data-dir',
+        world.server.dataDir,
+        '--json',
+      ],
+      world.server.cliEnv,
+    );
     expect(res.stderr).toBe('');
     expect(JSON.parse(res.stdout).inbox).toMatchObject({ address: world.address, kind: 'imap' });
     expect(res.stdout).not.toContain(world.password);
@@ -64,19 +70,22 @@ describe('an IMAP mailbox through server restarts and UIDVALIDITY changes', () =
   });
 
   it('the CLI refuses a wrong password in one line', async () => {
-    const res = await cli([
-      'inbox',
-      'connect',
-      'second@example.org',
-      '--user',
-      'default',
-      '--imap',
-      world.dovecot.url(world.user, 'nope'),
-      '--smtp',
-      world.capture.url,
-      '--data-dir',
-      world.server.dataDir,
-    ]);
+    const res = await cli(
+      [
+        'inbox',
+        'connect',
+        'second@example.org',
+        '--user',
+        'default',
+        '--imap',
+        world.dovecot.url(world.user, 'nope'),
+        '--smtp',
+        world.capture.url,
+        '--data-dir',
+        world.server.dataDir,
+      ],
+      world.server.cliEnv,
+    );
     expect(res.code).toBe(1);
     expect(res.stderr.trim()).toMatch(/^mailroom: the IMAP server .* refused the login/);
   });

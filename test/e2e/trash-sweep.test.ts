@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrashSweep } from '../../src/mailbox/organising/trash-sweep.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { sqliteOf } from '../helpers/sqlite-of.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -108,9 +107,9 @@ describe('the trash sweep', () => {
     expect((await server.api(`/emails?${acc}&folder=Trash&q=kumquat`)).json.data.emails).toHaveLength(0);
     expect((await server.api(`/emails?${acc}&folder=Trash&label=Fruit`)).json.data.emails).toHaveLength(0);
     expect((await server.api(`/labels/${label.id}`)).status).toBe(200);
-    const db = sqliteOf(server.mailroom.deps.store.db);
-    expect(db.prepare('SELECT count(*) AS n FROM attachments').get()).toEqual({ n: 0 });
-    expect(db.prepare('SELECT count(*) AS n FROM message_labels').get()).toEqual({ n: 0 });
+    const db = server.mailroom.deps.store.db;
+    expect(await db.rawFirst('SELECT count(*) AS n FROM attachments')).toEqual({ n: 0 });
+    expect(await db.rawFirst('SELECT count(*) AS n FROM message_labels')).toEqual({ n: 0 });
   });
 
   it('runs at start: a server restarted with old mail in Trash empties it', async () => {

@@ -235,7 +235,11 @@ describe('webhook delivery', () => {
       type: 'webhook.test',
       data: { webhook: { id: webhook.id } },
     });
-    const log = await attempts(server, webhook.id);
+    // The attempt is written after the receiver has answered: wait for it.
+    const log = await eventually(async () => {
+      const rows = await attempts(server, webhook.id);
+      return rows.length > 0 ? rows : null;
+    });
     expect(log[0]).toMatchObject({ event_id: res.json.data.event.id, type: 'webhook.test', succeeded: true });
   });
 

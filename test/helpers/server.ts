@@ -15,6 +15,8 @@ export const onPostgres = process.env.MAILROOM_TEST_DB === 'postgres';
 export interface TestServer {
   mailroom: Mailroom;
   dataDir: string;
+  /** What a `mailroom` command run beside this server needs to open its data: the data dir, and the database URL on PostgreSQL. */
+  cliEnv: Record<string, string>;
   /** The bootstrap user's key and inbox. */
   key: string;
   inbox: string;
@@ -75,6 +77,7 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
   const server: TestServer = {
     mailroom,
     dataDir,
+    cliEnv: { MAILROOM_DATA_DIR: dataDir, ...(databaseUrl ? { MAILROOM_DATABASE_URL: databaseUrl } : {}) },
     key: boot.apiKey,
     inbox: boot.inbox,
     get baseUrl() {

@@ -206,11 +206,12 @@ export class PostgresDb implements Db {
   }
 
   /** On the caller's transaction's connection, or any connection of the pool outside one. */
-  private async query(sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+  private async query(sql: string, parameters: readonly unknown[]): Promise<pg.QueryResult> {
     const tx = this.inside.getStore();
+    const params = parameters.map(storable);
     try {
-      if (tx?.live) return await tx.client.query(sql, params as unknown[]);
-      return await this.pool.query(sql, params as unknown[]);
+      if (tx?.live) return await tx.client.query(sql, params);
+      return await this.pool.query(sql, params);
     } catch (error) {
       throw this.wrap(error);
     }
@@ -236,6 +237,14 @@ export class PostgresDb implements Db {
     if (error instanceof DatabaseUnavailable) return error;
     return isPostgresUnavailable(error) ? new DatabaseUnavailable(this.name, error) : error;
   }
+}
+
+/**
+ * PostgreSQL's text cannot hold U+0000, which SQLite's can (hostile mail has it in its text): it
+ * becomes U+FFFD, the replacement character, as an undecodable byte does. Bytes (bytea) keep it.
+ */
+function storable(value: unknown): unknown {
+  return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
 }
 
 function toError(value: unknown): Error {
