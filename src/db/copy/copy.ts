@@ -66,23 +66,24 @@ export async function copyDatabase(from: string, to: string, options: CopyOption
   const source = await openSource(from);
   try {
     const target = await openTarget(to);
+    let tables: TableCount[];
     try {
-      const tables = await inSnapshot(source, () =>
+      tables = await inSnapshot(source, () =>
         target.db.transaction(() => copyAll(source, target.db, options)),
       );
-      const result: CopyResult = {
-        from: source.name,
-        to: target.db.name,
-        tables,
-        rows: tables.reduce((n, t) => n + (t.table === INDEX ? 0 : t.target), 0),
-        seconds: (performance.now() - started) / 1000,
-      };
-      await target.db.close();
-      return result;
     } catch (error) {
       await target.discard();
       throw error;
     }
+    // Committed: from here on nothing removes the target.
+    await target.db.close();
+    return {
+      from: source.name,
+      to: target.db.name,
+      tables,
+      rows: tables.reduce((n, t) => n + (t.table === INDEX ? 0 : t.target), 0),
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     await source.close();
   }
