@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
+import { registerDbCommands } from './db-commands.js';
 import { fail, report } from './errors.js';
 import { registerMcpProxy } from './mcp-proxy.js';
 import { registerServe } from './serve.js';
@@ -27,6 +28,7 @@ program.configureOutput({
 registerServe(program);
 registerAdminCommands(program);
 registerBackupCommands(program);
+registerDbCommands(program);
 registerMcpProxy(program);
 
 program.parseAsync(process.argv).catch(fail);
