@@ -51,12 +51,16 @@ export class ThreadStore {
 
   /** Addresses seen in a thread (from, to, cc), lower-cased. */
   async participants(threadId: string): Promise<string[]> {
+    // In the order they first appear (senders, then To, then Cc, oldest message first), the same
+    // on both engines: DISTINCT alone leaves the order to the engine.
+    const elements = (column: string) => this.db.dialect.jsonElements(`m.${column}`, 'j');
     const rows = (await this.db.rawAll(
-      `SELECT DISTINCT lower(value) AS address FROM (
-           SELECT from_address AS value FROM messages WHERE thread_id = ?
-           UNION ALL SELECT j.value FROM messages m, ${this.db.dialect.jsonElements('m.to_addrs', 'j')} WHERE m.thread_id = ?
-           UNION ALL SELECT j.value FROM messages m, ${this.db.dialect.jsonElements('m.cc_addrs', 'j')} WHERE m.thread_id = ?
-         ) AS seen WHERE value <> ''`,
+      `SELECT lower(value) AS address FROM (
+           SELECT from_address AS value, 0 AS part, id FROM messages WHERE thread_id = ?
+           UNION ALL SELECT j.value, 1, m.id FROM messages m, ${elements('to_addrs')} WHERE m.thread_id = ?
+           UNION ALL SELECT j.value, 2, m.id FROM messages m, ${elements('cc_addrs')} WHERE m.thread_id = ?
+         ) AS seen WHERE value <> ''
+         GROUP BY lower(value) ORDER BY min(part), min(id), lower(value)`,
       threadId,
       threadId,
       threadId,
