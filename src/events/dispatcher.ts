@@ -7,6 +7,7 @@ import type { PostResult } from './http-post.js';
 import { postWebhook } from './http-post.js';
 import { DEFAULT_DISABLE_AFTER_FAILING_MS, DEFAULT_RETRY_DELAYS_MS, retryDelay } from './retry-schedule.js';
 import { webhookHeaders } from './signing.js';
+import { OnePassAtATime } from '../one-pass-at-a-time.js';
 
 export interface DispatcherOptions {
   store: Store;
@@ -51,8 +52,10 @@ export class WebhookDispatcher implements Worker {
   private running = false;
   private pumpScheduled = false;
   /** The pump reading the queue now: one at a time, as when the store answered synchronously. */
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
+  private readonly pumps = new OnePassAtATime(
+    () => this.pumpOnce(),
+    () => this.running,
+  );
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
 
@@ -79,7 +82,7 @@ export class WebhookDispatcher implements Worker {
     this.running = false;
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
-    await this.pumping;
+    await this.pumps.idle();
     const settled = Promise.allSettled([...this.inFlight.values()]);
     await Promise.race([settled, new Promise((r) => setTimeout(r, this.timeoutMs + 1000).unref())]);
   }
@@ -95,27 +98,17 @@ export class WebhookDispatcher implements Worker {
 
   /** A kick while a pump reads the queue runs one more pump after it, never a second at once. */
   private pump(): void {
-    if (!this.running) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.pumpUntilQuiet().finally(() => {
-      this.pumping = null;
-    });
+    if (this.running) this.pumps.request();
   }
 
-  private async pumpUntilQuiet(): Promise<void> {
-    do {
-      this.pumpAgain = false;
-      try {
-        await this.claimAndSend();
-        await this.scheduleNextLook();
-      } catch (err) {
-        this.opts.log.error({ err }, 'webhook dispatcher could not read its queue');
-        this.wakeIn(this.pollMs);
-      }
-    } while (this.pumpAgain && this.running);
+  private async pumpOnce(): Promise<void> {
+    try {
+      await this.claimAndSend();
+      await this.scheduleNextLook();
+    } catch (err) {
+      this.opts.log.error({ err }, 'webhook dispatcher could not read its queue');
+      this.wakeIn(this.pollMs);
+    }
   }
 
   private async claimAndSend(): Promise<void> {

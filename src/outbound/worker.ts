@@ -10,6 +10,7 @@ import type { Decision } from './retry.js';
 import { decide } from './retry.js';
 import type { Transport } from './transport.js';
 import { createTransport } from './transport.js';
+import { OnePassAtATime } from '../one-pass-at-a-time.js';
 
 /** Recipients of one message that share a domain: one SMTP transaction. */
 export interface DeliveryJob {
@@ -53,8 +54,7 @@ export class OutboundWorker {
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   /** The scan of the queue now: one at a time, or two could launch the same rows. */
-  private scanning: Promise<void> | null = null;
-  private scanAgain = false;
+  private readonly scans = new OnePassAtATime(() => this.scan());
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
 
@@ -80,7 +80,7 @@ export class OutboundWorker {
     this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.scanning;
+    await this.scans.idle();
     const all = Promise.allSettled([...this.running]);
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
     this.transport.close();
@@ -100,20 +100,7 @@ export class OutboundWorker {
 
   private tick(): void {
     this.timer = null;
-    if (this.scanning) {
-      this.scanAgain = true;
-      return;
-    }
-    this.scanning = this.scanUntilQuiet().finally(() => {
-      this.scanning = null;
-    });
-  }
-
-  private async scanUntilQuiet(): Promise<void> {
-    do {
-      this.scanAgain = false;
-      await this.scan();
-    } while (this.scanAgain);
+    this.scans.request();
   }
 
   private async scan(): Promise<void> {
