@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
-import type { Compilable, Insertable } from 'kysely';
+import type { Compilable, Insertable, Kysely } from 'kysely';
 import type { Db, RunResult } from './connection.js';
+import { queryBuilder } from './query-builder.js';
 import type { Database } from './schema.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 
@@ -26,14 +26,7 @@ export class SqliteDb implements Db {
   private readonly waiting: (() => void)[] = [];
 
   constructor(readonly sqlite: Sqlite) {
-    this.kysely = new Kysely<Database>({
-      dialect: {
-        createAdapter: () => new SqliteAdapter(),
-        createDriver: () => new DummyDriver(),
-        createIntrospector: (db) => new SqliteIntrospector(db),
-        createQueryCompiler: () => new SqliteQueryCompiler(),
-      },
-    });
+    this.kysely = queryBuilder('sqlite');
   }
 
   get name(): string {

@@ -1,5 +1,4 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
-import type { Database } from '../../src/db/schema.js';
+import { queryBuilder } from '../../src/db/query-builder.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/connection.js';
@@ -55,15 +54,8 @@ const QUERIES = [
   'nothing here',
 ];
 
-/** A query builder for PostgreSQL's SQL, to compile the dialect's condition without a server. */
-const postgresBuilder = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
+/** PostgreSQL's SQL, to compile the dialect's condition without a server. */
+const postgresBuilder = queryBuilder('postgres');
 
 describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
   let sqlite: Db;

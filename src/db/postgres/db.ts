@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
-import type { Compilable, Insertable } from 'kysely';
+import type { Compilable, Insertable, Kysely } from 'kysely';
 import pg from 'pg';
 import type { Db, RunResult } from '../connection.js';
+import { queryBuilder } from '../query-builder.js';
 import type { Database } from '../schema.js';
 import { DatabaseUnavailable } from '../unavailable.js';
 import { isPostgresUnavailable } from './errors.js';
@@ -83,14 +83,7 @@ export class PostgresDb implements Db {
     });
     // An idle connection the server dropped: the pool discards it and makes a new one when needed.
     this.pool.on('error', () => {});
-    this.kysely = new Kysely<Database>({
-      dialect: {
-        createAdapter: () => new PostgresAdapter(),
-        createDriver: () => new DummyDriver(),
-        createIntrospector: (db) => new PostgresIntrospector(db),
-        createQueryCompiler: () => new PostgresQueryCompiler(),
-      },
-    });
+    this.kysely = queryBuilder('postgres');
   }
 
   get open(): boolean {
