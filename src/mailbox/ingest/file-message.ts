@@ -120,14 +120,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   const id = await store.messages.insert(
     row,
     input.raw,
-    parsed.attachments.map((a) => ({
-      attachment_id: a.id,
-      filename: a.filename,
-      content_type: a.contentType,
-      size: a.size,
-      content_id: a.contentId,
-      inline: a.inline ? 1 : 0,
-    })),
+    attachmentRowsOf(parsed),
     searchFields(row.subject, row.from_name, row.from_address, [...to, ...cc, ...bcc], row.text),
   );
   await store.threads.touch(threadId, uid, date);
@@ -168,14 +161,18 @@ export function viewOfFiled(
     extract: false,
     sentByAccount,
     labels: [],
-    attachments: parsed.attachments.map((a) => ({
-      message_id: row.id,
-      attachment_id: a.id,
-      filename: a.filename,
-      content_type: a.contentType,
-      size: a.size,
-      content_id: a.contentId,
-      inline: a.inline ? 1 : 0,
-    })),
+    attachments: attachmentRowsOf(parsed).map((a) => ({ message_id: row.id, ...a })),
   });
+}
+
+/** The attachments rows of a parsed message, as stored (without their message's id). */
+function attachmentRowsOf(parsed: ParsedEmail) {
+  return parsed.attachments.map((a) => ({
+    attachment_id: a.id,
+    filename: a.filename,
+    content_type: a.contentType,
+    size: a.size,
+    content_id: a.contentId,
+    inline: a.inline ? 1 : 0,
+  }));
 }
