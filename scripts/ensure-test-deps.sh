@@ -13,6 +13,9 @@ if [ -n "${PG_BIN:-}" ]; then
 else
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 fi
+# The dashboard and browser tests drive Debian's Chromium (test/helpers/browser.ts); CHROMIUM_BIN
+# points elsewhere.
+[ -x "${CHROMIUM_BIN:-/usr/bin/chromium}" ] || missing+=(chromium)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing test dependencies: ${missing[*]}"

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+
+/** Debian's chromium by default (scripts/ensure-test-deps.sh installs it); CHROMIUM_BIN points elsewhere. */
+export const chromiumPath = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+
+/** A real headless Chromium. `--no-sandbox` because CI runs as root, where Chromium's sandbox refuses to start. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+}
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/** Runs axe-core on the page as it stands and returns its serious and critical violations. */
+export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: RawViolation[] }> } }).axe;
+    interface RawViolation {
+      id: string;
+      impact: string | null;
+      help: string;
+      nodes: { target: string[] }[];
+    }
+    const result = await axe.run();
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export const screensDir = path.resolve('.tmp/screens');
+
+/** Writes `<name>-375.png` and `<name>-1440.png` to .tmp/screens/ (not committed), for a person to look at. */
+export async function screenshotWidths(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(screensDir, { recursive: true });
+  const before = page.viewportSize();
+  for (const width of [375, 1440]) {
+    await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
+    await page.screenshot({ path: path.join(screensDir, `${name}-${width}.png`), fullPage: true });
+  }
+  if (before) await page.setViewportSize(before);
+}
