@@ -25,7 +25,7 @@ export interface AxeViolation {
 export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ content: axeSource });
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: RawViolation[] }> } }).axe;
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: RawViolation[] }> } }).axe;
     interface RawViolation {
       id: string;
       impact: string | null;
