@@ -5,6 +5,7 @@ import type { DeliveryJob } from '../store/webhook-deliveries.js';
 import type { EventBus } from './bus.js';
 import type { PostResult } from './http-post.js';
 import { postWebhook } from './http-post.js';
+import { withExtractedReply } from './payload.js';
 import { DEFAULT_DISABLE_AFTER_FAILING_MS, DEFAULT_RETRY_DELAYS_MS, retryDelay } from './retry-schedule.js';
 import { webhookHeaders } from './signing.js';
 import { OnePassAtATime } from '../one-pass-at-a-time.js';
@@ -167,8 +168,9 @@ export class WebhookDispatcher implements Worker {
       await store.webhookDeliveries.fail(job.id, 'webhook disabled');
       return;
     }
-    const headers = webhookHeaders(job.secret, job.event_id, job.payload);
-    const result = await postWebhook(job.url, headers, job.payload, {
+    const payload = withExtractedReply(job.payload);
+    const headers = webhookHeaders(job.secret, job.event_id, payload);
+    const result = await postWebhook(job.url, headers, payload, {
       timeoutMs: this.timeoutMs,
       allowPrivate: this.opts.allowPrivate,
     });

@@ -1,3 +1,4 @@
+import { withExtractedReply } from '../../src/events/payload.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';
@@ -59,7 +60,7 @@ describe('GET /events streams events as Server-Sent Events', () => {
     const event = await stream.nextEvent();
     stream.close();
     const stored = (await server.mailroom.deps.store.events.find(event.json.id))!;
-    expect(event.data).toBe(stored.payload);
+    expect(event.data).toBe(withExtractedReply(stored.payload));
   });
 
   it('stores the body once: the event reads it from the message, and keeps it when the message is deleted for good', async () => {

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/server.js';
+import { openStream } from '../helpers/sse-client.js';
+import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const fixture = (name: string) =>
   fs.readFileSync(new URL(`../../fixtures/replies/${name}.eml`, import.meta.url));
@@ -46,5 +48,37 @@ describe('extractedText and extractedHtml on the Email (contract 13)', () => {
     expect(email.properties.extractedText.type).toBe('string');
     expect(email.properties.extractedHtml.type).toBe('string');
     expect(email.required).toContain('extractedText');
+  });
+});
+
+describe('extractedText and extractedHtml in events (webhooks and the event stream)', () => {
+  let server: TestServer;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    server = await startServer();
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await server.stop();
+    await receiver.close();
+  });
+
+  it('gives the webhook and the stream the same new content the API reads', async () => {
+    const hook = await server.api('/webhooks', { body: { url: receiver.url, events: ['email.received'] } });
+    expect(hook.status).toBe(201);
+    const stream = await openStream(server, `?account=${server.inbox}`);
+    try {
+      await server.sendRaw(fixture('gmail-en-html'), { from: 'bob@example.net', to: [server.inbox] });
+      const [request] = await eventually(() => receiver.delivered.length >= 1 && receiver.delivered);
+      const streamed = await stream.nextEvent();
+      for (const email of [request!.json.data.email, streamed.json.data.email]) {
+        expect(email.text).toContain('Shall we meet');
+        expect(email.extractedText).toBe('Works for me, see you Thursday.\n\nBob');
+        expect(email.extractedHtml).toContain('Works for me, see you Thursday.');
+        expect(email.extractedHtml).not.toContain('Shall we meet');
+      }
+    } finally {
+      stream.close();
+    }
   });
 });

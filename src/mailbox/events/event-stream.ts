@@ -1,3 +1,4 @@
+import { withExtractedReply } from '../../events/payload.js';
 import type { EventRow } from '../../store/events.js';
 import { requireInbox } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
@@ -48,7 +49,7 @@ export class EventFeed {
     const last = rows[rows.length - 1];
     if (last) this.cursor = last.seq;
     if (rows.length === PAGE) this.dirty = true;
-    return rows;
+    return rows.map((row) => ({ ...row, payload: withExtractedReply(row.payload) }));
   }
 
   /** Resolves true when there may be more to take (or on `close`), false when `ms` passed quietly. */
