@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CliError } from './errors.js';
+import { fetchWithTimeout, PROXY_TIMEOUT_MS } from './long-fetch.js';
 
 /**
  * `mailroom mcp --url --key`: MCP over stdio for runtimes that launch a local process. It holds
@@ -35,6 +36,7 @@ async function proxy(endpoint: URL, key: string): Promise<void> {
   const local = new StdioServerTransport();
   const remote = new StreamableHTTPClientTransport(endpoint, {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
+    fetch: fetchWithTimeout(PROXY_TIMEOUT_MS),
   });
   const fail = (error: Error) => process.stderr.write(`mailroom mcp: ${error.message}\n`);
   remote.onerror = fail;
