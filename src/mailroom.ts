@@ -23,6 +23,7 @@ import { ParsePool } from './mailbox/ingest/parse-pool.js';
 import { storageWritable } from './mailbox/operations/readiness.js';
 import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
 import { EmailWaiters } from './mailbox/events/wait-for-email.js';
+import { EventTail } from './mailbox/events/event-tail.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
@@ -45,6 +46,8 @@ export interface MailroomOptions extends ConfigOverrides {
   webhookDisableAfterFailingMs?: number;
   /** Quiet interval after which `GET /events` sends a `: ping` comment (default 15 s). */
   eventStreamHeartbeatMs?: number;
+  /** How often events committed by another process or node are looked for (default 500 ms). */
+  eventTailMs?: number;
   /** How often an open `GET /events` re-checks its key and account in the database (default 3 s). */
   eventStreamAccessCheckMs?: number;
   /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
@@ -160,6 +163,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     accessCheckMs: options.eventStreamAccessCheckMs,
   });
   workers.push(createTrashSweep(deps));
+  workers.push(new EventTail(deps, options.eventTailMs ?? 500));
   const imapSync = new ImapSyncManager(deps, options.imapOptions);
   deps.remote = imapSync;
   workers.push(imapSync);

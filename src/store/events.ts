@@ -106,6 +106,16 @@ export class EventStore {
     return Promise.all((await this.db.all(q)).map((row) => this.filled(row)));
   }
 
+  /**
+   * Every event after `afterSeq`, oldest first, as notices: the payload is left as stored (a body
+   * kept by reference is not read back), since a notice only says which inbox had what.
+   */
+  async after(afterSeq: number, limit: number): Promise<EventRow[]> {
+    return this.db.all(
+      this.db.kysely.selectFrom('events').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit),
+    );
+  }
+
   /** The seq of the newest event (0 when there is none): a live stream starts after it. */
   async lastSeq(): Promise<number> {
     const row = await this.db.first(

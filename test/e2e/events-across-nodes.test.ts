@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailroom } from '../../src/mailroom.js';
+import type { Mailroom } from '../../src/mailroom.js';
+import { openStream } from '../helpers/sse-client.js';
+import { startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
+import { testPostgres } from '../helpers/test-postgres.js';
+
+// Two nodes on one PostgreSQL: mail filed by one must wake what listens on the other.
+describe('events committed by another node', { timeout: 60_000 }, () => {
+  let nodeA: TestServer;
+  let nodeB: Mailroom;
+  let dataDirB: string;
+  beforeAll(async () => {
+    const databaseUrl = await (await testPostgres()).createDatabase();
+    const secret = 'a'.repeat(64);
+    // A quiet stream re-reads only at its heartbeat: five minutes here, so only the wake can pass.
+    nodeA = await startServer({ databaseUrl, secret, eventStreamHeartbeatMs: 300_000 });
+    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-node-b-'));
+    nodeB = createMailroom({
+      databaseUrl,
+      secret,
+      env: {},
+      dataDir: dataDirB,
+      host: '127.0.0.1',
+      httpPort: 0,
+      smtpPort: 0,
+      verifyAuth: false,
+      logger: pino({ level: 'silent' }),
+    });
+    await nodeB.start();
+  });
+  afterAll(async () => {
+    await nodeB?.stop();
+    await nodeA?.stop();
+    fs.rmSync(dataDirB, { recursive: true, force: true });
+  });
+
+  async function deliverThroughB(subject: string): Promise<void> {
+    const smtp = await openSmtp(nodeB.smtp.port);
+    try {
+      const raw = rawMessage({ from: 'alice@example.com', to: nodeA.inbox, subject });
+      expect((await smtp.send('alice@example.com', [nodeA.inbox], raw)).data?.code).toBe(250);
+    } finally {
+      await smtp.close();
+    }
+  }
+
+  it('answers a long-poll on one node with mail the other node received', async () => {
+    // A 300 s wait: without the wake it would be answered only by its own last look at the timeout,
+    // long after this test's 60 s.
+    const waiting = nodeA.api(`/emails?account=${encodeURIComponent(nodeA.inbox)}&wait=300`);
+    await expect.poll(() => nodeA.mailroom.deps.waiters?.size).toBe(1);
+    await deliverThroughB('Filed by node B');
+    const page = await waiting;
+    expect(page.status).toBe(200);
+    expect(page.json.data.emails.map((e: { subject: string }) => e.subject)).toEqual(['Filed by node B']);
+  });
+
+  it("streams the other node's events on this node's event stream", async () => {
+    const stream = await openStream(nodeA, `?account=${encodeURIComponent(nodeA.inbox)}`);
+    try {
+      await deliverThroughB('Streamed from node B');
+      const event = await stream.nextEvent();
+      expect(event.json.type).toBe('email.received');
+      expect(event.json.data.email.subject).toBe('Streamed from node B');
+    } finally {
+      stream.close();
+    }
+  });
+});
