@@ -226,6 +226,12 @@ export const settings = {
     default: 0,
     help: 'initial IMAP sync window in days (0: all mail)',
   },
+  imapCheckSeconds: {
+    env: 'MAILROOM_IMAP_CHECK_SECONDS',
+    schema: positiveInt,
+    default: 4,
+    help: 'how often a connected INBOX is checked for new mail when its IDLE brings nothing or the server has no IDLE',
+  },
   imapSyncAllMail: {
     env: 'MAILROOM_IMAP_SYNC_ALL_MAIL',
     schema: bool,

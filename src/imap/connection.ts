@@ -55,8 +55,18 @@ export function remoteError(error: unknown, protocol: 'IMAP' | 'SMTP', url: stri
   return new Upstream(`the ${protocol} server ${host} refused: ${said}`);
 }
 
-/** Connects and logs in; every client gets an error handler, so a dropped socket is never an uncaught event. */
-export async function openImap(url: string, timeoutMs: number, log: Logger): Promise<ImapFlow> {
+/**
+ * Connects and logs in; every client gets an error handler, so a dropped socket is never an
+ * uncaught event. `checkMs` bounds how long an IDLE lasts before it is ended and begun again (the
+ * server reports new mail at the end of a command even when its IDLE does not push), and how
+ * often a server without IDLE gets a NOOP.
+ */
+export async function openImap(
+  url: string,
+  timeoutMs: number,
+  log: Logger,
+  checkMs?: number,
+): Promise<ImapFlow> {
   const u = new URL(url);
   const secure = u.protocol === 'imaps:';
   const client = new ImapFlow({
@@ -66,6 +76,7 @@ export async function openImap(url: string, timeoutMs: number, log: Logger): Pro
     auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) },
     logger: false,
     disableAutoIdle: true,
+    ...(checkMs ? { maxIdleTime: checkMs, missingIdleCommand: 'NOOP' as const } : {}),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     emitLogs: false,

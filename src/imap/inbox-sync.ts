@@ -49,7 +49,8 @@ export class InboxSync {
     while (!this.stopped) {
       try {
         await this.setState('connecting');
-        this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.deps.log);
+        const checkMs = this.options.checkMs ?? this.deps.config.imapCheckSeconds * 1000;
+        this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.deps.log, checkMs);
         attempt = 0;
         await this.session(this.client);
       } catch (error) {

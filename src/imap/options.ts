@@ -11,6 +11,8 @@ export interface ImapSyncOptions {
   watchMs: number;
   /** Messages downloaded per FETCH during a sync. */
   batchSize: number;
+  /** How often INBOX is checked when IDLE brings nothing (default: MAILROOM_IMAP_CHECK_SECONDS). */
+  checkMs?: number;
 }
 
 export const DEFAULT_IMAP_OPTIONS: ImapSyncOptions = {

@@ -35,6 +35,8 @@ export interface Dovecot {
 export interface DovecotOptions {
   /** The mailbox definitions inside the inbox namespace; default: Sent, Drafts, Trash, Junk with special-use. */
   mailboxes?: string;
+  /** More dovecot.conf lines, e.g. an `imap_capability` without IDLE. */
+  extraConfig?: string;
 }
 
 /** Dovecot mailbox definitions with their special-use role, created on login. */
@@ -118,7 +120,7 @@ namespace inbox {
   inbox = yes
   separator = /
 ${options.mailboxes ?? STANDARD_MAILBOXES}}
-`,
+${options.extraConfig ?? ''}`,
   );
 
   let child: ChildProcess | null = null;

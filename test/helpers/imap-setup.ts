@@ -33,7 +33,11 @@ export interface ImapWorld {
 /** Dovecot with one mailbox, a capture SMTP server, and a Mailroom server ready to connect it. */
 export async function startImapWorld(
   user = 'owner',
-  options: { dovecot?: DovecotOptions; env?: Record<string, string> } = {},
+  options: {
+    dovecot?: DovecotOptions;
+    env?: Record<string, string>;
+    imapOptions?: Partial<typeof FAST_IMAP>;
+  } = {},
 ): Promise<ImapWorld> {
   const dovecot = await startDovecot(options.dovecot);
   const password = `pw-${user}-S3cret!`;
@@ -41,7 +45,7 @@ export async function startImapWorld(
   const capture = await startCaptureServer();
   const server = await startServer({
     adminToken: ADMIN_TOKEN,
-    imapOptions: FAST_IMAP,
+    imapOptions: { ...FAST_IMAP, ...options.imapOptions },
     ...(options.env ? { env: options.env } : {}),
   });
   const other = await dovecot.client(user);
