@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import {
   addDomain,
@@ -15,6 +16,7 @@ import {
   revokeKey,
 } from '../mailbox/operations/admin.js';
 import { withDeps } from './admin-context.js';
+import { CliError } from './errors.js';
 import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';
 import { fillPasswords } from './passwords.js';
@@ -149,17 +151,39 @@ export function registerAdminCommands(program: Command): void {
         '--password-stdin',
         'read the password from standard input (a second line: the SMTP password, when it differs)',
       )
-      .option('--display-name <name>', 'display name'),
+      .option('--display-name <name>', 'display name')
+      .option(
+        '--imap-ca <file>',
+        "PEM file of the CA to trust for the IMAP server (a self-signed one's own certificate)",
+      )
+      .option('--smtp-ca <file>', 'PEM file of the CA to trust for the SMTP server')
+      .option('--insecure-tls', "do not check the servers' certificates at all (shown as certificates: off)"),
   ).action(
     async (
       address: string,
-      o: Common & { user: string; imap: string; smtp: string; displayName?: string; passwordStdin?: boolean },
+      o: Common & {
+        user: string;
+        imap: string;
+        smtp: string;
+        displayName?: string;
+        passwordStdin?: boolean;
+        imapCa?: string;
+        smtpCa?: string;
+        insecureTls?: boolean;
+      },
     ) => {
       const view = await withDeps(o, async (deps) => {
         const urls = await fillPasswords({ imap: o.imap, smtp: o.smtp }, !!o.passwordStdin);
         // Loaded only here, so the other admin commands start without the IMAP stack.
         const { ImapSyncManager } = await import('../imap/sync-manager.js');
-        const input = { address, user: o.user, displayName: o.displayName ?? '', ...urls };
+        const input = {
+          address,
+          user: o.user,
+          displayName: o.displayName ?? '',
+          ...urls,
+          imapTls: trustFrom(o.imapCa, o.insecureTls, '--imap-ca'),
+          smtpTls: trustFrom(o.smtpCa, o.insecureTls, '--smtp-ca'),
+        };
         return await inboxView(
           deps,
           await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input),
@@ -191,4 +215,17 @@ export function registerAdminCommands(program: Command): void {
         print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
       }),
   );
+}
+
+/** A mailbox's TLS trust from the connect flags: a CA file read here, or --insecure-tls. */
+function trustFrom(caFile: string | undefined, insecure: boolean | undefined, flag: string) {
+  if (caFile === undefined) return insecure ? { insecure: true } : undefined;
+  try {
+    return { ca: fs.readFileSync(caFile, 'utf8'), ...(insecure ? { insecure: true } : {}) };
+  } catch (error) {
+    throw new CliError(
+      'usage',
+      `${flag} ${caFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
 }

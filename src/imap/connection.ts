@@ -1,6 +1,7 @@
 import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import type { MailroomError } from '../mailbox/errors.js';
+import type { TlsTrust } from '../mailbox/remote.js';
 import { Unprocessable, Upstream } from '../mailbox/errors.js';
 
 /** Errors of a connection that never got through: answered 422 (contract 3), not 502. */
@@ -24,6 +25,21 @@ const UNREACHABLE = new Set([
   'ClosedAfterConnectText',
 ]);
 
+/** Node TLS options for a mailbox's trust setting. */
+export function tlsOptions(trust: TlsTrust): { ca?: string; rejectUnauthorized?: boolean } {
+  return trust.insecure ? { rejectUnauthorized: false } : trust.ca ? { ca: trust.ca } : {};
+}
+
+/** TLS verification failures: the certificate, not the network, stood in the way. */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** Where a URL points, for messages and logs: never the credentials. */
 export function hostOf(url: string): string {
   const u = new URL(url);
@@ -45,6 +61,13 @@ export function remoteError(error: unknown, protocol: 'IMAP' | 'SMTP', url: stri
   };
   const host = hostOf(url);
   const said = (e.responseText ?? e.response ?? e.message ?? String(error)).trim();
+  const field = protocol.toLowerCase();
+  if (e.code && UNTRUSTED.has(e.code)) {
+    return new Unprocessable(
+      `the ${protocol} server ${host} presents a certificate this machine does not trust (${said}): ` +
+        `give its CA certificate as ${field}.tls.ca, or set ${field}.tls.insecure to skip the check`,
+    );
+  }
   if (e.authenticationFailed || e.code === 'EAUTH') {
     return new Upstream(`the ${protocol} server ${host} refused the login: ${said}`);
   }
@@ -65,8 +88,9 @@ export async function openImap(
   url: string,
   timeoutMs: number,
   log: Logger,
-  checkMs?: number,
+  extra: { checkMs?: number; tls?: TlsTrust } = {},
 ): Promise<ImapFlow> {
+  const { checkMs } = extra;
   const u = new URL(url);
   const secure = u.protocol === 'imaps:';
   const client = new ImapFlow({
@@ -80,6 +104,7 @@ export async function openImap(
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     emitLogs: false,
+    ...(extra.tls ? { tls: tlsOptions(extra.tls) } : {}),
   });
   client.on('error', (err: Error) =>
     log.debug({ host: hostOf(url), err: err.message }, 'imap connection error'),

@@ -50,7 +50,10 @@ export class InboxSync {
       try {
         await this.setState('connecting');
         const checkMs = this.options.checkMs ?? this.deps.config.imapCheckSeconds * 1000;
-        this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.deps.log, checkMs);
+        this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.deps.log, {
+          checkMs,
+          tls: this.config.imapTls,
+        });
         attempt = 0;
         await this.session(this.client);
       } catch (error) {

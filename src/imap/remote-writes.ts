@@ -78,7 +78,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
   }
 
   submit(envelope: { from: string; to: string[] }, raw: Buffer): Promise<SubmitResult> {
-    return submitSmtp(this.config.smtp, envelope, raw, this.options.connectTimeoutMs);
+    return submitSmtp(this.config.smtp, envelope, raw, this.options.connectTimeoutMs, this.config.smtpTls);
   }
 
   private inFolder<T>(folder: FolderRow, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
@@ -93,7 +93,9 @@ export class ImapRemoteMailbox implements RemoteMailbox {
       if (!this.client?.usable) {
         await closeImap(this.client);
         this.client = null;
-        this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.log);
+        this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.log, {
+          tls: this.config.imapTls,
+        });
       }
       return await fn(this.client);
     } catch (error) {

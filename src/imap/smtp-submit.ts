@@ -1,13 +1,14 @@
 import nodemailer from 'nodemailer';
-import type { SubmitResult } from '../mailbox/remote.js';
-import { remoteError } from './connection.js';
+import type { SubmitResult, TlsTrust } from '../mailbox/remote.js';
+import { remoteError, tlsOptions } from './connection.js';
 
-function transportOf(url: string, timeoutMs: number) {
+function transportOf(url: string, timeoutMs: number, tls: TlsTrust | undefined) {
   return nodemailer.createTransport({
     url,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs * 3,
+    ...(tls ? { tls: tlsOptions(tls) } : {}),
   } as Parameters<typeof nodemailer.createTransport>[0]);
 }
 
@@ -17,8 +18,9 @@ export async function submitSmtp(
   envelope: { from: string; to: string[] },
   raw: Buffer,
   timeoutMs: number,
+  tls?: TlsTrust,
 ): Promise<SubmitResult> {
-  const transport = transportOf(url, timeoutMs);
+  const transport = transportOf(url, timeoutMs, tls);
   try {
     const info = await transport.sendMail({ envelope, raw });
     const text = (list: unknown[]) =>
@@ -32,8 +34,8 @@ export async function submitSmtp(
 }
 
 /** Connects, greets and logs in (when the URL has credentials), then hangs up. */
-export async function verifySmtp(url: string, timeoutMs: number): Promise<void> {
-  const transport = transportOf(url, timeoutMs);
+export async function verifySmtp(url: string, timeoutMs: number, tls?: TlsTrust): Promise<void> {
+  const transport = transportOf(url, timeoutMs, tls);
   try {
     await transport.verify();
   } catch (error) {

@@ -53,9 +53,11 @@ export class ImapSyncManager implements RemoteBackends {
   }
 
   async verify(config: RemoteConfig): Promise<void> {
-    const client = await openImap(config.imap, this.options.connectTimeoutMs, this.deps.log);
+    const client = await openImap(config.imap, this.options.connectTimeoutMs, this.deps.log, {
+      tls: config.imapTls,
+    });
     await closeImap(client);
-    await verifySmtp(config.smtp, this.options.connectTimeoutMs);
+    await verifySmtp(config.smtp, this.options.connectTimeoutMs, config.smtpTls);
   }
 
   inboxesChanged(): void {

@@ -33,6 +33,19 @@ export interface SubmitResult {
 export interface RemoteConfig {
   imap: string;
   smtp: string;
+  /** How the IMAP server's certificate is checked, when not against the system's CAs. */
+  imapTls?: TlsTrust;
+  smtpTls?: TlsTrust;
+}
+
+/**
+ * Trust for a server whose certificate the system does not vouch for (self-signed, a private CA):
+ * `ca` trusts that PEM (the host name is still checked); `insecure` checks nothing, and inbox
+ * views say so.
+ */
+export interface TlsTrust {
+  ca?: string;
+  insecure?: boolean;
 }
 
 /** What src/imap provides to the mailbox layer (wired in createMailroom). */

@@ -15,6 +15,8 @@ export interface Dovecot {
   dir: string;
   /** `imap://user:password@127.0.0.1:port` for a user added with addUser. */
   url(user: string, password?: string): string;
+  /** `imaps://...` on the TLS port, when started with `tls`. */
+  tlsUrl(user: string, password?: string): string;
   addUser(user: string, password: string): void;
   /** A plain IMAP client logged in as the user: "another mail program" on the same mailbox. */
   client(user: string, password?: string): Promise<ImapFlow>;
@@ -37,6 +39,8 @@ export interface DovecotOptions {
   mailboxes?: string;
   /** More dovecot.conf lines, e.g. an `imap_capability` without IDLE. */
   extraConfig?: string;
+  /** Also listen for IMAP over TLS with this certificate and key (PEM files). */
+  tls?: { cert: string; key: string };
 }
 
 /** Dovecot mailbox definitions with their special-use role, created on login. */
@@ -72,6 +76,7 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
   if (root) fs.chownSync(mailDir, account.uid, account.gid);
   const me = os.userInfo().username;
   const port = await freePort();
+  const tlsPort = options.tls ? await freePort() : 0;
   const passwdFile = path.join(dir, 'passwd');
   fs.writeFileSync(passwdFile, '');
   const passwords = new Map<string, string>();
@@ -84,7 +89,7 @@ base_dir = ${runDir}
 state_dir = ${runDir}
 instance_name = mailroom-test-${port}
 log_path = ${dir}/dovecot.log
-ssl = no
+${options.tls ? `ssl = yes\nssl_cert = <${options.tls.cert}\nssl_key = <${options.tls.key}` : 'ssl = no'}
 auth_mechanisms = plain
 disable_plaintext_auth = no
 auth_failure_delay = 0
@@ -107,7 +112,8 @@ service imap-login {
     port = ${port}
   }
   inet_listener imaps {
-    port = 0
+    address = 127.0.0.1
+    port = ${tlsPort}
   }
 }
 service anvil {
@@ -129,6 +135,8 @@ ${options.extraConfig ?? ''}`,
     dir,
     url: (user, password = passwords.get(user) ?? '') =>
       `imap://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}`,
+    tlsUrl: (user, password = passwords.get(user) ?? '') =>
+      `imaps://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${tlsPort}`,
     addUser(user, password) {
       passwords.set(user, password);
       fs.appendFileSync(
@@ -141,6 +149,7 @@ ${options.extraConfig ?? ''}`,
         host: '127.0.0.1',
         port,
         secure: false,
+        doSTARTTLS: false,
         auth: { user, pass: password },
         logger: false,
       });

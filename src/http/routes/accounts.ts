@@ -16,6 +16,11 @@ const Account = z
         state: z.string().nullable(),
         error: z.string().nullable(),
         lastSyncAt: z.string().nullable(),
+        certificates: z.enum(['system', 'given-ca', 'off']).openapi({
+          description:
+            "how the servers' TLS certificates are checked: against the system's CAs, against the CA given " +
+            'when connecting, or not at all (`tls.insecure`)',
+        }),
       })
       .optional()
       .openapi({ description: 'IMAP-connected inboxes only' }),

@@ -40,6 +40,18 @@ const errors = {
   429: { ...commonErrors[429], description: 'Too many failed admin token attempts from this address' },
   503: commonErrors[503],
 };
+/** Trust for a server the system's CAs do not vouch for (self-signed Dovecot, a private CA). */
+const TlsTrustBody = z
+  .object({
+    ca: z.string().optional().openapi({ description: 'PEM certificate(s) to trust for this server' }),
+    insecure: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'skip the certificate check altogether (shown as `certificates: "off"`)' }),
+  })
+  .optional()
+  .openapi('TlsTrust');
+
 const conflict = { 409: { ...commonErrors[404], description: 'The name is taken' } };
 const created = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   201: { description, content: { 'application/json': { schema: envelope(schema) } } },
@@ -223,11 +235,13 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
             imap: z
               .object({
                 url: z.string().min(1).openapi({ example: 'imaps://user:pass@imap.example.com:993' }),
+                tls: TlsTrustBody,
               })
               .optional(),
             smtp: z
               .object({
                 url: z.string().min(1).openapi({ example: 'smtps://user:pass@smtp.example.com:465' }),
+                tls: TlsTrustBody,
               })
               .optional(),
           })
@@ -256,6 +270,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
               displayName: body.displayName ?? '',
               imap: body.imap.url,
               smtp: body.smtp.url,
+              imapTls: body.imap.tls,
+              smtpTls: body.smtp.tls,
             })
           : await addLocalInbox(deps, body.address, body.user, body.displayName ?? '');
       return ok(c, { inbox: await inboxView(deps, inbox) }, 201);

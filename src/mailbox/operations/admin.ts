@@ -8,7 +8,8 @@ import type { InboxRow } from '../../store/inboxes.js';
 import type { UserRow } from '../../store/users.js';
 import type { ApiKeyRow } from '../../store/api-keys.js';
 import { sealJson } from '../../store/sealing.js';
-import type { RemoteConfig } from '../remote.js';
+import type { RemoteConfig, TlsTrust } from '../remote.js';
+import { checkTls } from '../remote-trust.js';
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
 const USER_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -146,6 +147,8 @@ export interface ConnectInput {
   displayName?: string;
   imap: string;
   smtp: string;
+  imapTls?: TlsTrust;
+  smtpTls?: TlsTrust;
 }
 
 /**
@@ -164,6 +167,8 @@ export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Prom
   const config: RemoteConfig = {
     imap: checkUrl('imap', input.imap, ['imap:', 'imaps:'], true),
     smtp: checkUrl('smtp', input.smtp, ['smtp:', 'smtps:'], false),
+    ...checkTls('imap', input.imapTls),
+    ...checkTls('smtp', input.smtpTls),
   };
   if (await deps.store.inboxes.findByAddress(normalized))
     throw new Conflict(`inbox ${normalized} already exists`);
