@@ -14,6 +14,9 @@ export interface OpenOptions {
   onWait?: (message: string) => void;
 }
 
+/** Bytes the WAL file is cut back to after a checkpoint. */
+export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
 export function openDatabase(options: OpenOptions): SqliteDb {
   if (options.file !== ':memory:') {
     for (const warning of makeDataPrivate(options.file)) options.onWarning?.(warning);
@@ -25,6 +28,9 @@ export function openDatabase(options: OpenOptions): SqliteDb {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
+  // A long write (an IMAP sync of big mail) grows the WAL far past its usual size; without a limit
+  // the file keeps that size for good. With it, the WAL shrinks back once a checkpoint has run.
+  sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   const db = new SqliteDb(sqlite);
   try {
     runMigrations(db, { onWait: options.onWait });

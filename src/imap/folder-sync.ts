@@ -9,6 +9,7 @@ import type { InboxRow } from '../store/inboxes.js';
 import type { RemoteLookalikes } from './adopt.js';
 import { localCopyOf, remoteLookalikes } from './adopt.js';
 import type { Mutex } from './mutex.js';
+import { batchesBySize, uidSet } from './size-batches.js';
 
 export interface FolderSyncContext {
   deps: MailboxDeps;
@@ -64,8 +65,8 @@ export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Pro
   }
   const announce = ctx.announce && !first && !resync && folder.special_use === '\\Inbox';
   const lookalikes = resync && uids.length > 0 ? await remoteLookalikes(client) : null;
-  for (let i = 0; i < uids.length; i += ctx.batchSize) {
-    const batch = uids.slice(i, i + ctx.batchSize);
+  const sizes = await remoteSizes(client, uids);
+  for (const batch of batchesBySize(uids, (uid) => sizes.get(uid) ?? 0, ctx.batchSize, BATCH_BYTES)) {
     await lock.run(() => fetchAndFile(ctx, folder, batch, announce, lookalikes));
   }
 
@@ -81,6 +82,16 @@ export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Pro
       uid_next_seen: mailbox.uidNext ?? Math.max(from, ...uids.map((u) => u + 1)),
     });
   });
+}
+
+/** Bytes of message source one download batch may hold (one larger message goes alone). */
+const BATCH_BYTES = 16 * 1024 * 1024;
+
+/** Each new message's size (RFC822.SIZE), asked once for the whole folder before downloading. */
+async function remoteSizes(client: ImapFlow, uids: number[]): Promise<Map<number, number>> {
+  if (uids.length === 0) return new Map();
+  const answers = await client.fetchAll(uidSet(uids), { uid: true, size: true }, { uid: true });
+  return new Map(answers.map((m) => [m.uid, m.size ?? 0]));
 }
 
 async function fetchAndFile(
