@@ -9,6 +9,8 @@ import { ConfigError, loadConfig, publicUrlOf, redactCredentials } from './confi
 import type { Db } from './db/connection.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
+import type { Hono } from 'hono';
+import { registerDashboard } from './dashboard/app.js';
 import { createHttpApp } from './http/app.js';
 import type { ImapSyncOptions } from './imap/options.js';
 import { ImapSyncManager } from './imap/sync-manager.js';
@@ -181,6 +183,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
     authFailureWindowMs: options.authFailureWindowMs,
   });
+  // The dashboard's pages, on the same app at / (the API stays under /api/v1 and /admin/v1).
+  registerDashboard(app as unknown as Hono<AppEnv>, eventStreams.streamFeed);
   const httpServer = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { maxHeaderSize: config.maxHeaderBytes },

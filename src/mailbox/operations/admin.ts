@@ -170,6 +170,10 @@ export async function removeInbox(deps: MailboxDeps, address: string, ownerId?: 
 
 export interface ConnectInput {
   address: string;
+  /** Put into `imap` when it names a user without a password (a form's separate field). */
+  imapPassword?: string;
+  /** Put into `smtp` likewise; the IMAP password when not given. */
+  smtpPassword?: string;
   user: string | number;
   displayName?: string;
   imap: string;
@@ -192,8 +196,13 @@ export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Prom
     throw ValidationFailed.field('address', 'this domain is hosted here; use "inbox add" for its inboxes');
   }
   const config: RemoteConfig = {
-    imap: checkUrl('imap', input.imap, ['imap:', 'imaps:'], true),
-    smtp: checkUrl('smtp', input.smtp, ['smtp:', 'smtps:'], false),
+    imap: checkUrl('imap', withPassword(input.imap, input.imapPassword), ['imap:', 'imaps:'], true),
+    smtp: checkUrl(
+      'smtp',
+      withPassword(input.smtp, input.smtpPassword || input.imapPassword),
+      ['smtp:', 'smtps:'],
+      false,
+    ),
     ...checkTls('imap', input.imapTls),
     ...checkTls('smtp', input.smtpTls),
   };
@@ -217,6 +226,28 @@ export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Prom
   });
   deps.remote.inboxesChanged();
   return inbox;
+}
+
+/** `url` with `password` in it when it names a user and carries none; else `url` as given. */
+function withPassword(url: string, password: string | undefined): string {
+  if (!password || !URL.canParse(url.trim())) return url;
+  const parsed = new URL(url.trim());
+  if (!parsed.username || parsed.password) return url;
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}
+
+export async function listDomains(deps: MailboxDeps): Promise<DomainRow[]> {
+  return deps.store.domains.list();
+}
+
+export async function listUsers(deps: MailboxDeps): Promise<UserRow[]> {
+  return deps.store.users.list();
+}
+
+/** The names of the hosted domains, for choosing an inbox's address. */
+export async function hostedDomainNames(deps: MailboxDeps): Promise<string[]> {
+  return (await deps.store.domains.list()).map((d) => d.name);
 }
 
 function checkUrl(field: string, value: string, protocols: string[], needsLogin: boolean): string {

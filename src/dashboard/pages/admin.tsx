@@ -1,0 +1,215 @@
+import type { Hono } from 'hono';
+import type { AppEnv } from '../../http/context.js';
+import {
+  addDomain,
+  addUser,
+  domainView,
+  listDomains,
+  listUsers,
+  removeDomain,
+  removeUser,
+} from '../../mailbox/operations/admin.js';
+import type { Session } from '../../mailbox/operations/sign-in.js';
+import { Csrf, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import type { DashContext } from '../session.js';
+import { formOf, signedIn } from '../session.js';
+
+type State = { error?: string; status?: number };
+
+async function domainsPage(c: DashContext, session: Session, state: State = {}) {
+  const deps = c.var.deps;
+  const domains = (await listDomains(deps)).map((d) => domainView(d, deps.config.hostname));
+  return renderPage(
+    c,
+    session,
+    {
+      title: 'Domains',
+      section: 'domains',
+      notice: noticeOf(c),
+      error: state.error,
+      ...(state.status ? { status: state.status } : {}),
+    },
+    <>
+      <h1>Domains</h1>
+      <p class="lead">Mail for these domains is received here. Publish each one's records at its DNS host.</p>
+      {domains.length === 0 ? <p class="empty">No domain hosted yet.</p> : null}
+      {domains.map((d) => (
+        <section class="panel">
+          <h2>{d.name}</h2>
+          <div class="table-wrap">
+            <table class="dns">
+              <caption class="visually-hidden">DNS records of {d.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Type</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.dnsRecords.map((r) => (
+                  <tr>
+                    <td>{r.type}</td>
+                    <td>
+                      <code class="wrap">{r.name}</code>
+                    </td>
+                    <td>
+                      <code class="wrap">{r.value}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <form method="post" action="/domains/remove">
+            <Csrf session={session} />
+            <input type="hidden" name="name" value={d.name} />
+            <button type="submit" class="danger" data-confirm={`Stop hosting ${d.name}?`}>
+              Remove domain
+            </button>
+          </form>
+        </section>
+      ))}
+      <section class="panel">
+        <h2>Host a domain</h2>
+        <form method="post" action="/domains" class="inline-form">
+          <Csrf session={session} />
+          <label>
+            Domain
+            <input name="domain" required placeholder="agents.example.com" />
+          </label>
+          <button type="submit" class="primary">
+            Add domain
+          </button>
+        </form>
+      </section>
+    </>,
+  );
+}
+
+async function usersPage(c: DashContext, session: Session, state: State = {}) {
+  const users = await listUsers(c.var.deps);
+  return renderPage(
+    c,
+    session,
+    {
+      title: 'Users',
+      section: 'users',
+      notice: noticeOf(c),
+      error: state.error,
+      ...(state.status ? { status: state.status } : {}),
+    },
+    <>
+      <h1>Users</h1>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr>
+                <td>{u.name}</td>
+                <td>{u.admin ? 'Admin' : 'User'}</td>
+                <td>
+                  <Time iso={u.created_at} />
+                </td>
+                <td class="actions">
+                  {u.id === session.user.id ? (
+                    <span class="muted small">you</span>
+                  ) : (
+                    <form method="post" action="/users/remove">
+                      <Csrf session={session} />
+                      <input type="hidden" name="id" value={String(u.id)} />
+                      <button
+                        type="submit"
+                        class="danger"
+                        aria-label={`Remove user ${u.name}`}
+                        data-confirm={`Remove ${u.name} with its inboxes, mail, keys and webhooks?`}
+                      >
+                        Remove
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <section class="panel">
+        <h2>Add a user</h2>
+        <form method="post" action="/users" class="stack">
+          <Csrf session={session} />
+          <label>
+            Name
+            <input name="name" required autocomplete="off" />
+          </label>
+          <label>
+            Password <span class="muted">(8 characters or more)</span>
+            <input name="password" type="password" required minlength={8} autocomplete="new-password" />
+          </label>
+          <label class="check">
+            <input type="checkbox" name="admin" value="1" /> Admin (sees these pages)
+          </label>
+          <button type="submit" class="primary">
+            Add user
+          </button>
+        </form>
+      </section>
+    </>,
+  );
+}
+
+export function registerAdminPages(app: Hono<AppEnv>): void {
+  const admin = { admin: true };
+  app.get(
+    '/domains',
+    signedIn((c, s) => domainsPage(c, s), admin),
+  );
+  app.get(
+    '/users',
+    signedIn((c, s) => usersPage(c, s), admin),
+  );
+  const act = (
+    path: string,
+    page: typeof domainsPage,
+    run: (c: DashContext, form: Record<string, string>) => Promise<string>,
+  ) =>
+    app.post(
+      path,
+      signedIn(async (c, session) => {
+        try {
+          return c.redirect(await run(c, await formOf(c)), 303);
+        } catch (error) {
+          return page(c, session, problemOf(error));
+        }
+      }, admin),
+    );
+  act('/domains', domainsPage, async (c, form) => {
+    await addDomain(c.var.deps, form.domain ?? '');
+    return '/domains?done=domain-added';
+  });
+  act('/domains/remove', domainsPage, async (c, form) => {
+    await removeDomain(c.var.deps, form.name ?? '');
+    return '/domains?done=domain-removed';
+  });
+  act('/users', usersPage, async (c, form) => {
+    await addUser(c.var.deps, (form.name ?? '').trim(), {
+      password: form.password ?? '',
+      admin: form.admin === '1',
+    });
+    return '/users?done=user-added';
+  });
+  act('/users/remove', usersPage, async (c, form) => {
+    await removeUser(c.var.deps, Number(form.id) || 0);
+    return '/users?done=user-removed';
+  });
+}
