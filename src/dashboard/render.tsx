@@ -113,13 +113,11 @@ export async function renderPage(
   meta: PageMeta,
   body: Child,
 ): Promise<Response> {
-  const html = `<!doctype html>${await htmlOf(<Layout session={session} meta={meta}>{body}</Layout>)}`;
-    (await (
-      <Layout session={session} meta={meta}>
-        {body}
-      </Layout>
-    ).toString()) as string
-  }`;
+  const html = `<!doctype html>${await htmlOf(
+    <Layout session={session} meta={meta}>
+      {body}
+    </Layout>,
+  )}`;
   c.header('Content-Security-Policy', PAGE_CSP);
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'same-origin');
