@@ -60,6 +60,9 @@
     var account = list.getAttribute('data-account');
     var status = document.getElementById('live-status');
     var source = new EventSource(list.getAttribute('data-live'));
+    source.addEventListener('open', function () {
+      list.setAttribute('data-connected', '');
+    });
     source.addEventListener('email.received', function (message) {
       var event = JSON.parse(message.data);
       var email = event.data && event.data.email;
