@@ -142,12 +142,12 @@ export function errorPage(
 }
 
 /** A mailbox error's words and status; any other error is thrown on (the app's handler logs it). */
-export function problemOf(error: unknown): { message: string; status: number } {
+export function problemOf(error: unknown): { error: string; status: number } {
   const known = mailroomErrorOf(error);
   if (!known) throw error;
   const detail = known.details?.[0]?.message;
   const message = detail && !known.message.includes(detail) ? `${known.message}: ${detail}` : known.message;
-  return { message: capitalise(message), status: statusOfCode(known.code) };
+  return { error: capitalise(message), status: statusOfCode(known.code) };
 }
 
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -178,7 +178,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
           values: {},
         });
       } catch (error) {
-        const { message, status } = problemOf(error);
+        const { error: message, status } = problemOf(error);
         return renderPage(c, session, { title: 'Compose', section: 'mail', error: message, status }, null);
       }
     }),
@@ -232,7 +232,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
         }
         return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
       } catch (error) {
-        const { message, status } = problemOf(error);
+        const { error: message, status } = problemOf(error);
         let original: EmailView | undefined;
         if (mode !== 'new')
           original = await readEmail(deps, userId, account, Number(form.uid) || 0).catch(() => undefined);

@@ -24,7 +24,7 @@ async function refOf(c: DashContext) {
 
 /** What went wrong in words, on a page (or plain text for the script). */
 async function refused(c: DashContext, error: unknown, session: Parameters<typeof errorPage>[1]) {
-  const { message, status } = problemOf(error);
+  const { error: message, status } = problemOf(error);
   if (fromScript(c)) return c.text(message, status as 400);
   const page = await errorPage(c, session, 'validation_error', message);
   return new Response(page.body, { status, headers: page.headers });

@@ -97,7 +97,7 @@ export function registerMailList(app: Hono<AppEnv>): void {
           ...(cursor ? { cursor } : {}),
         });
       } catch (error) {
-        const { message, status } = problemOf(error);
+        const { error: message, status } = problemOf(error);
         return renderPage(c, session, { title: 'Mail', section: 'mail', error: message, status }, null);
       }
       const drafts = folder.toLowerCase() === 'drafts';

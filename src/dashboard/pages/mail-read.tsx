@@ -245,7 +245,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
         const email = await readEmail(c.var.deps, session.user.id, account, uidOf(c));
         return await readerPage(c, session, account, email);
       } catch (error) {
-        const { message, status } = problemOf(error);
+        const { error: message, status } = problemOf(error);
         return renderPage(c, session, { title: 'Mail', section: 'mail', error: message, status }, null);
       }
     }),
@@ -329,7 +329,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
       try {
         thread = await readThread(c.var.deps, session.user.id, account, c.req.query('id') ?? '');
       } catch (error) {
-        const { message, status } = problemOf(error);
+        const { error: message, status } = problemOf(error);
         return renderPage(
           c,
           session,

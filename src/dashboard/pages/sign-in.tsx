@@ -80,7 +80,7 @@ export function registerSignIn(app: Hono<AppEnv>): void {
     } catch (error) {
       if (error instanceof SignInThrottled)
         c.header('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
-      const { message, status } = problemOf(error);
+      const { error: message, status } = problemOf(error);
       return signInForm(c, { name: form.name, next: form.next, error: message, status });
     }
   });
@@ -111,7 +111,7 @@ export function registerSignIn(app: Hono<AppEnv>): void {
       startSession(c, token);
       return c.redirect('/mail', 303);
     } catch (error) {
-      const { message, status } = problemOf(error);
+      const { error: message, status } = problemOf(error);
       return signInForm(c, { error: message, status });
     }
   });
