@@ -102,7 +102,7 @@ async function usersPage(c: DashContext, session: Session, state: State = {}) {
     <>
       <h1>Users</h1>
       <div class="table-wrap">
-        <table>
+        <table class="cards-sm">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -116,9 +116,9 @@ async function usersPage(c: DashContext, session: Session, state: State = {}) {
           <tbody>
             {users.map((u) => (
               <tr>
-                <td>{u.name}</td>
-                <td>{u.admin ? 'Admin' : 'User'}</td>
-                <td>
+                <td data-label="Name">{u.name}</td>
+                <td data-label="Role">{u.admin ? 'Admin' : 'User'}</td>
+                <td data-label="Created">
                   <Time iso={u.created_at} />
                 </td>
                 <td class="actions">

@@ -54,7 +54,7 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
         <p class="empty">No inbox yet. Add one on a hosted domain, or connect a mailbox you already have.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="cards-sm">
             <thead>
               <tr>
                 <th scope="col">Address</th>
@@ -70,14 +70,14 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
             <tbody>
               {inboxes.map((inbox) => (
                 <tr>
-                  <td>
+                  <td data-label="Address">
                     <a href={`/mail?account=${encodeURIComponent(inbox.address)}`}>{inbox.address}</a>
                     {inbox.displayName ? <div class="muted small">{inbox.displayName}</div> : null}
                   </td>
-                  <td>{inbox.kind === 'imap' ? 'Connected (IMAP)' : 'Hosted here'}</td>
-                  <td>{inbox.total}</td>
-                  <td>{inbox.unread}</td>
-                  <td>
+                  <td data-label="Kind">{inbox.kind === 'imap' ? 'Connected (IMAP)' : 'Hosted here'}</td>
+                  <td data-label="Mail">{inbox.total}</td>
+                  <td data-label="Unread">{inbox.unread}</td>
+                  <td data-label="Sync">
                     {inbox.sync ? (
                       <>
                         <span class={`state state-${inbox.sync.state ?? 'unknown'}`}>

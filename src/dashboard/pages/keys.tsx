@@ -81,7 +81,7 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
           <p class="empty">No active key. Create one above to let an agent in.</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="cards-sm">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -96,14 +96,14 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
               <tbody>
                 {active.map((k) => (
                   <tr>
-                    <td>{k.name || <span class="muted">unnamed</span>}</td>
-                    <td>
+                    <td data-label="Name">{k.name || <span class="muted">unnamed</span>}</td>
+                    <td data-label="Starts with">
                       <code>{k.prefix}…</code>
                     </td>
-                    <td>
+                    <td data-label="Created">
                       <Time iso={k.created_at} />
                     </td>
-                    <td>
+                    <td data-label="Last used">
                       <Time iso={k.last_used_at} />
                     </td>
                     <td class="actions">
