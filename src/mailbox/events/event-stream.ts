@@ -31,11 +31,7 @@ export class EventFeed {
   }
 
   /** A feed starting after `afterSeq`, or (null) after the last event committed now. */
-  static async open(
-    deps: MailboxDeps,
-    scope: FeedScope,
-    afterSeq: number | null,
-  ): Promise<EventFeed> {
+  static async open(deps: MailboxDeps, scope: FeedScope, afterSeq: number | null): Promise<EventFeed> {
     // Subscribed before the starting point is read, so nothing committed in between is missed.
     const feed = new EventFeed(deps, scope);
     try {
@@ -125,5 +121,9 @@ export async function openEventFeed(
     options.account !== undefined ? (await requireInbox(deps, userId, options.account)).id : undefined;
   const who: FeedCaller =
     'keyId' in caller ? { userId, keyId: caller.keyId } : { userId, sessionId: caller.sessionId };
-  return EventFeed.open(deps, { ...who, ...(inboxId !== undefined ? { inboxId } : {}) }, options.lastEventId ?? null);
+  return EventFeed.open(
+    deps,
+    { ...who, ...(inboxId !== undefined ? { inboxId } : {}) },
+    options.lastEventId ?? null,
+  );
 }
