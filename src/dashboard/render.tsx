@@ -39,6 +39,35 @@ export const Csrf: FC<{ session: Session }> = ({ session }) => (
   <input type="hidden" name="_csrf" value={session.csrfToken} />
 );
 
+/** A form that is one button: an action on one thing (revoke, remove, enable...), with its fields. */
+export const PostButton: FC<{
+  session: Session;
+  action: string;
+  label: string;
+  fields?: Record<string, string>;
+  danger?: boolean;
+  primary?: boolean;
+  /** What the script asks before sending (without the script the form is sent at once). */
+  confirm?: string;
+  /** The button's accessible name, when the visible label needs its object ("Remove" what). */
+  name?: string;
+}> = ({ session, action, label, fields, danger, primary, confirm, name }) => (
+  <form method="post" action={action}>
+    <Csrf session={session} />
+    {Object.entries(fields ?? {}).map(([key, value]) => (
+      <input type="hidden" name={key} value={value} />
+    ))}
+    <button
+      type="submit"
+      class={danger ? 'danger' : primary ? 'primary' : undefined}
+      {...(confirm ? { 'data-confirm': confirm } : {})}
+      {...(name ? { 'aria-label': name } : {})}
+    >
+      {label}
+    </button>
+  </form>
+);
+
 const Layout: FC<{ session: Session | null; meta: PageMeta; children?: Child }> = ({
   session,
   meta,

@@ -1,14 +1,9 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
+import type { DashboardSessionsTable } from '../db/schema.js';
 import { sha256Hex } from './ids.js';
 
-export interface SessionRow {
-  token_hash: string;
-  user_id: number;
-  csrf_token: string;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-}
+export type SessionRow = Selectable<DashboardSessionsTable>;
 
 /**
  * The dashboard's sign-in state, all in rows (ARCHITECTURE rule 8: any node can serve a

@@ -8,15 +8,16 @@ import type { TestServer } from '../helpers/server.js';
 import { onPostgres, startServer } from '../helpers/server.js';
 
 /** A form POST to the dashboard as a browser on the same site sends it; the answer is not followed. */
-async function postForm(base: string, pathname: string, fields: Record<string, string>, cookie = '') {
+async function postForm(
+  base: string,
+  pathname: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   return fetch(`${base}${pathname}`, {
     method: 'POST',
     redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      origin: base,
-      ...(cookie ? { cookie } : {}),
-    },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, ...headers },
     body: new URLSearchParams(fields),
   });
 }
@@ -98,27 +99,28 @@ describe('mailroom serve on a fresh install', () => {
         expect(serve.stdout()).not.toContain(link!.split('/').pop());
         const token = link!.split('/').pop()!;
         // Another site's page cannot spend the link (nor sign anyone in with it).
-        const evil = await fetch(`${serve.baseUrl}/sign-in/link`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://evil.example' },
-          body: new URLSearchParams({ token }),
-        });
+        const evil = await postForm(
+          serve.baseUrl,
+          '/sign-in/link',
+          { token },
+          { origin: 'http://evil.example' },
+        );
         expect(evil.status).toBe(403);
         // The public URL is where people come from: a form posted from that origin is this site's.
-        const fromPublic = await fetch(`${serve.baseUrl}/sign-in/link`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:1' },
-          body: new URLSearchParams({ token }),
-        });
+        const fromPublic = await postForm(
+          serve.baseUrl,
+          '/sign-in/link',
+          { token },
+          { origin: 'http://localhost:1' },
+        );
         expect(fromPublic.status).toBe(303);
         expect(sessionCookie(fromPublic)).toBeDefined();
-        const again = await fetch(`${serve.baseUrl}/sign-in/link`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:1' },
-          body: new URLSearchParams({ token }),
-        });
+        const again = await postForm(
+          serve.baseUrl,
+          '/sign-in/link',
+          { token },
+          { origin: 'http://localhost:1' },
+        );
         expect(again.status).toBe(401);
       } finally {
         await serve.stop();

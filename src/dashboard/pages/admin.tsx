@@ -10,7 +10,7 @@ import {
   removeUser,
 } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { Csrf, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formOf, signedIn } from '../session.js';
 
@@ -61,13 +61,14 @@ async function domainsPage(c: DashContext, session: Session, state: State = {}) 
               </tbody>
             </table>
           </div>
-          <form method="post" action="/domains/remove">
-            <Csrf session={session} />
-            <input type="hidden" name="name" value={d.name} />
-            <button type="submit" class="danger" data-confirm={`Stop hosting ${d.name}?`}>
-              Remove domain
-            </button>
-          </form>
+          <PostButton
+            session={session}
+            action="/domains/remove"
+            fields={{ name: d.name }}
+            label="Remove domain"
+            danger
+            confirm={`Stop hosting ${d.name}?`}
+          />
         </section>
       ))}
       <section class="panel">
@@ -125,18 +126,15 @@ async function usersPage(c: DashContext, session: Session, state: State = {}) {
                   {u.id === session.user.id ? (
                     <span class="muted small">you</span>
                   ) : (
-                    <form method="post" action="/users/remove">
-                      <Csrf session={session} />
-                      <input type="hidden" name="id" value={String(u.id)} />
-                      <button
-                        type="submit"
-                        class="danger"
-                        aria-label={`Remove user ${u.name}`}
-                        data-confirm={`Remove ${u.name} with its inboxes, mail, keys and webhooks?`}
-                      >
-                        Remove
-                      </button>
-                    </form>
+                    <PostButton
+                      session={session}
+                      action="/users/remove"
+                      fields={{ id: String(u.id) }}
+                      label="Remove"
+                      name={`Remove user ${u.name}`}
+                      danger
+                      confirm={`Remove ${u.name} with its inboxes, mail, keys and webhooks?`}
+                    />
                   )}
                 </td>
               </tr>

@@ -8,7 +8,7 @@ import {
 } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccountsWithCounts } from '../../mailbox/reading/accounts.js';
-import { Csrf, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formOf, signedIn } from '../session.js';
 
@@ -93,18 +93,15 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
                     )}
                   </td>
                   <td class="actions">
-                    <form method="post" action="/inboxes/remove">
-                      <Csrf session={session} />
-                      <input type="hidden" name="address" value={inbox.address} />
-                      <button
-                        type="submit"
-                        class="danger"
-                        aria-label={`Remove ${inbox.address}`}
-                        data-confirm={`Remove ${inbox.address} and all its mail here? This cannot be undone.`}
-                      >
-                        Remove
-                      </button>
-                    </form>
+                    <PostButton
+                      session={session}
+                      action="/inboxes/remove"
+                      fields={{ address: inbox.address }}
+                      label="Remove"
+                      name={`Remove ${inbox.address}`}
+                      danger
+                      confirm={`Remove ${inbox.address} and all its mail here? This cannot be undone.`}
+                    />
                   </td>
                 </tr>
               ))}

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../http/context.js';
 import { createKey, listKeys, revokeKey } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
-import { Csrf, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { baseUrlOf, formOf, signedIn } from '../session.js';
 
@@ -107,17 +107,14 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
                       <Time iso={k.last_used_at} />
                     </td>
                     <td class="actions">
-                      <form method="post" action={`/keys/${encodeURIComponent(k.id)}/revoke`}>
-                        <Csrf session={session} />
-                        <button
-                          type="submit"
-                          class="danger"
-                          data-confirm={`Revoke the key ${k.name || k.prefix}? Agents using it stop working at once.`}
-                          aria-label={`Revoke key ${k.name || k.prefix}`}
-                        >
-                          Revoke
-                        </button>
-                      </form>
+                      <PostButton
+                        session={session}
+                        action={`/keys/${encodeURIComponent(k.id)}/revoke`}
+                        label="Revoke"
+                        name={`Revoke key ${k.name || k.prefix}`}
+                        danger
+                        confirm={`Revoke the key ${k.name || k.prefix}? Agents using it stop working at once.`}
+                      />
                     </td>
                   </tr>
                 ))}

@@ -8,7 +8,7 @@ import {
   updateLabel,
 } from '../../mailbox/organising/labels.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { Csrf, noticeOf, problemOf, renderPage } from '../render.js';
+import { Csrf, PostButton, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formOf, signedIn } from '../session.js';
 import { LabelDot } from './mail-parts.js';
@@ -83,16 +83,13 @@ async function labelsPage(c: DashContext, session: Session, state: { error?: str
                   </button>
                 </div>
               </form>
-              <form method="post" action={`/labels/${encodeURIComponent(l.id)}/delete`}>
-                <Csrf session={session} />
-                <button
-                  type="submit"
-                  class="danger"
-                  data-confirm={`Delete the label ${l.name}? Mail keeps its folders.`}
-                >
-                  Delete label
-                </button>
-              </form>
+              <PostButton
+                session={session}
+                action={`/labels/${encodeURIComponent(l.id)}/delete`}
+                label="Delete label"
+                danger
+                confirm={`Delete the label ${l.name}? Mail keeps its folders.`}
+              />
             </details>
           </li>
         ))}

@@ -4,7 +4,7 @@ import { listLabels } from '../../mailbox/organising/labels.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import type { EmailView } from '../../mailbox/reading/email-view.js';
 import { listFolders, readAttachment, readEmail, readRaw, readThread } from '../../mailbox/reading/read.js';
-import { Csrf, htmlOf, noticeOf, problemOf, renderPage, when } from '../render.js';
+import { Csrf, PostButton, htmlOf, noticeOf, problemOf, renderPage, when } from '../render.js';
 import {
   cidReferences,
   hasRemoteImages,
@@ -60,17 +60,13 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
   const hasHtml = (email.html ?? '') !== '';
   const remote = hasHtml && hasRemoteImages(sanitizeMailHtml(email.html!));
   const ref = { account, uid: email.uid };
-  const action = (name: string, label: string, extra?: Record<string, string>) => (
-    <form method="post" action="/mail/message/update">
-      <Csrf session={session} />
-      <input type="hidden" name="account" value={account} />
-      <input type="hidden" name="uid" value={String(email.uid)} />
-      <input type="hidden" name="action" value={name} />
-      {Object.entries(extra ?? {}).map(([k, v]) => (
-        <input type="hidden" name={k} value={v} />
-      ))}
-      <button type="submit">{label}</button>
-    </form>
+  const action = (name: string, label: string) => (
+    <PostButton
+      session={session}
+      action="/mail/message/update"
+      fields={{ account, uid: String(email.uid), action: name }}
+      label={label}
+    />
   );
   const unlabelled = labels.filter((l) => !email.labels.some((m) => m.id === l.id));
   return renderPage(
@@ -111,15 +107,13 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
           </label>
           <button type="submit">Move</button>
         </form>
-        <form method="post" action="/mail/message/delete">
-          <Csrf session={session} />
-          <input type="hidden" name="from" value={email.folder} />
-          <input type="hidden" name="account" value={account} />
-          <input type="hidden" name="uid" value={String(email.uid)} />
-          <button type="submit" class="danger">
-            {email.folder === 'Trash' ? 'Delete for good' : 'Delete'}
-          </button>
-        </form>
+        <PostButton
+          session={session}
+          action="/mail/message/delete"
+          fields={{ from: email.folder, account, uid: String(email.uid) }}
+          label={email.folder === 'Trash' ? 'Delete for good' : 'Delete'}
+          danger
+        />
       </div>
       <dl class="headers">
         <dt>From</dt>

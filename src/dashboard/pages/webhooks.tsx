@@ -13,7 +13,7 @@ import {
   updateWebhook,
 } from '../../mailbox/events/webhooks.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { Csrf, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formAll, formOf, signedIn } from '../session.js';
 
@@ -128,13 +128,8 @@ async function hookPage(
   const deps = c.var.deps;
   const hook = await getWebhook(deps, session.user.id, id);
   const { deliveries } = await listDeliveries(deps, session.user.id, id, 50);
-  const post = (path: string, label: string, cls = '') => (
-    <form method="post" action={`${hookUrl(id)}/${path}`}>
-      <Csrf session={session} />
-      <button type="submit" class={cls}>
-        {label}
-      </button>
-    </form>
+  const post = (path: string, label: string, primary = false) => (
+    <PostButton session={session} action={`${hookUrl(id)}/${path}`} label={label} primary={primary} />
   );
   return renderPage(
     c,
@@ -163,19 +158,16 @@ async function hookPage(
       </p>
       {state.secret ? <Secret secret={state.secret} /> : null}
       <div class="toolbar" role="group" aria-label="Webhook actions">
-        {post('test', 'Send a test event', 'primary')}
+        {post('test', 'Send a test event', true)}
         {hook.status === 'enabled' ? post('disable', 'Disable') : post('enable', 'Enable')}
         {post('rotate', 'New secret')}
-        <form method="post" action={`${hookUrl(id)}/delete`}>
-          <Csrf session={session} />
-          <button
-            type="submit"
-            class="danger"
-            data-confirm="Delete this webhook? Its delivery log goes with it."
-          >
-            Delete
-          </button>
-        </form>
+        <PostButton
+          session={session}
+          action={`${hookUrl(id)}/delete`}
+          label="Delete"
+          danger
+          confirm="Delete this webhook? Its delivery log goes with it."
+        />
       </div>
       <section aria-labelledby="log-title">
         <h2 id="log-title">Deliveries</h2>
