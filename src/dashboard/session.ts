@@ -6,7 +6,7 @@ import { publicUrlOf } from '../config.js';
 import type { AppEnv } from '../http/context.js';
 import type { Session } from '../mailbox/operations/sign-in.js';
 import { SESSION_IDLE_MS, sessionOf } from '../mailbox/operations/sign-in.js';
-import { errorPage } from './render.js';
+import { errorPage, problemOf } from './render.js';
 
 export const SESSION_COOKIE = 'mailroom_session';
 
@@ -119,4 +119,22 @@ export function signedIn(page: Page, options: PageOptions = {}) {
 /** The address people use for this server: MAILROOM_PUBLIC_URL, else the one this request came to. */
 export function baseUrlOf(c: DashContext): string {
   return c.var.deps.config.publicUrl ?? new URL(c.req.url).origin;
+}
+
+/**
+ * A POST that does one thing, then sends the browser (303) where `run` answers; a mailbox error
+ * draws `page` again with what went wrong.
+ */
+export function formPost(
+  page: (c: DashContext, session: Session, problem: { error: string; status: number }) => Promise<Response>,
+  run: (c: DashContext, session: Session, form: Record<string, string>) => Promise<string>,
+  options: PageOptions = {},
+) {
+  return signedIn(async (c, session) => {
+    try {
+      return c.redirect(await run(c, session, await formOf(c)), 303);
+    } catch (error) {
+      return page(c, session, problemOf(error));
+    }
+  }, options);
 }

@@ -10,9 +10,9 @@ import {
   removeUser,
 } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
-import { formOf, signedIn } from '../session.js';
+import { formPost, signedIn } from '../session.js';
 
 type State = { error?: string; status?: number };
 
@@ -183,13 +183,7 @@ export function registerAdminPages(app: Hono<AppEnv>): void {
   ) =>
     app.post(
       path,
-      signedIn(async (c, session) => {
-        try {
-          return c.redirect(await run(c, await formOf(c)), 303);
-        } catch (error) {
-          return page(c, session, problemOf(error));
-        }
-      }, admin),
+      formPost(page, (c, _session, form) => run(c, form), admin),
     );
   act('/domains', domainsPage, async (c, form) => {
     await addDomain(c.var.deps, form.domain ?? '');

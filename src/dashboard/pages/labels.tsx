@@ -8,9 +8,9 @@ import {
   updateLabel,
 } from '../../mailbox/organising/labels.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { Csrf, PostButton, noticeOf, problemOf, renderPage } from '../render.js';
+import { Csrf, PostButton, noticeOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
-import { formOf, signedIn } from '../session.js';
+import { formPost, signedIn } from '../session.js';
 import { LabelDot } from './mail-parts.js';
 
 const COLOR_NAMES: Record<string, string> = {
@@ -120,17 +120,7 @@ export function registerLabels(app: Hono<AppEnv>): void {
   const act = (
     path: string,
     run: (c: DashContext, session: Session, form: Record<string, string>) => Promise<string>,
-  ) =>
-    app.post(
-      path,
-      signedIn(async (c, session) => {
-        try {
-          return c.redirect(await run(c, session, await formOf(c)), 303);
-        } catch (error) {
-          return labelsPage(c, session, problemOf(error));
-        }
-      }),
-    );
+  ) => app.post(path, formPost(labelsPage, run));
   act('/labels', async (c, session, form) => {
     await createLabel(c.var.deps, session.user.id, {
       name: form.name ?? '',
