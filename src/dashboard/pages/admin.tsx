@@ -37,7 +37,7 @@ async function domainsPage(c: DashContext, session: Session, state: State = {}) 
         <section class="panel">
           <h2>{d.name}</h2>
           <div class="table-wrap">
-            <table class="dns">
+            <table class="dns cards-sm">
               <caption class="visually-hidden">DNS records of {d.name}</caption>
               <thead>
                 <tr>
@@ -49,11 +49,11 @@ async function domainsPage(c: DashContext, session: Session, state: State = {}) 
               <tbody>
                 {d.dnsRecords.map((r) => (
                   <tr>
-                    <td>{r.type}</td>
-                    <td>
+                    <td data-label="Type">{r.type}</td>
+                    <td data-label="Name">
                       <code class="wrap">{r.name}</code>
                     </td>
-                    <td>
+                    <td data-label="Value">
                       <code class="wrap">{r.value}</code>
                     </td>
                   </tr>

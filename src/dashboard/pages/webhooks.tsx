@@ -175,7 +175,7 @@ async function hookPage(
           <p class="empty">Nothing sent yet. “Send a test event” shows what a delivery looks like.</p>
         ) : (
           <div class="table-wrap">
-            <table class="deliveries">
+            <table class="deliveries cards-sm">
               <thead>
                 <tr>
                   <th scope="col">When</th>
@@ -188,18 +188,18 @@ async function hookPage(
               <tbody>
                 {deliveries.map((d) => (
                   <tr>
-                    <td>
+                    <td data-label="When">
                       <Time iso={d.attempted_at} />
                     </td>
-                    <td>{d.type}</td>
-                    <td>
+                    <td data-label="Event">{d.type}</td>
+                    <td data-label="Answer">
                       <span class={d.succeeded ? 'verdict verdict-pass' : 'verdict verdict-fail'}>
                         {d.status_code ?? 'no answer'}
                       </span>
                       {d.error ? <div class="error-text small">{d.error}</div> : null}
                     </td>
-                    <td>{d.duration_ms} ms</td>
-                    <td>
+                    <td data-label="Time taken">{d.duration_ms} ms</td>
+                    <td data-label="Delivery">
                       {d.delivery.status}
                       {d.delivery.attempts > 1 ? `, ${d.delivery.attempts} attempts` : ''}
                       {d.delivery.next_attempt_at ? (
