@@ -40,6 +40,7 @@ describe('signing in to the dashboard', () => {
 
     const again = await browser.newPage();
     await again.goto(server.mailroom.bootstrap!.signInLink);
+    await checkPage(again, 'sign-in-link');
     await again.getByRole('button', { name: 'Continue to the dashboard' }).click();
     await expect.poll(() => again.getByRole('alert').textContent()).toMatch(/already used or has expired/);
     expect(again.url()).not.toMatch(/\/mail/);

@@ -75,6 +75,29 @@ describe('dashboard passwords from the command line', () => {
     expect(noTerminal.stderr).toMatch(/--password-stdin/);
   });
 
+  it('opens a session until its expiry, and not after', async () => {
+    const store = server.mailroom.deps.store.dashboardSessions;
+    const user = (await server.mailroom.deps.store.users.find('default'))!;
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const row = (token: string, expires: string) => ({
+      token,
+      user_id: user.id,
+      csrf_token: 'csrf',
+      created_at: at(-1000),
+      last_seen_at: at(-1000),
+      expires_at: expires,
+    });
+    await store.createSession(row('still-open', at(60_000)));
+    await store.createSession(row('expired', at(-1)));
+    const open = (token: string) =>
+      fetch(`${server.baseUrl}/keys`, {
+        headers: { cookie: `mailroom_session=${token}` },
+        redirect: 'manual',
+      });
+    expect((await open('still-open')).status).toBe(200);
+    expect((await open('expired')).status).toBe(303);
+  });
+
   it('answers a script without a session 401 and a page request with the sign-in page', async () => {
     const live = await fetch(`${server.baseUrl}/mail/live?account=${server.inbox}`);
     expect(live.status).toBe(401);

@@ -54,6 +54,8 @@ export async function setUserPassword(
 async function openSession(deps: MailboxDeps, userId: number): Promise<{ token: string; session: Session }> {
   const secret = token();
   const now = Date.now();
+  // Signing in is rare: a good moment to forget expired sessions, links and failure windows.
+  await deps.store.dashboardSessions.prune(at(now), at(now - SIGN_IN_FAILURE_WINDOW_MS));
   const csrfToken = token();
   await deps.store.dashboardSessions.createSession({
     token: secret,
