@@ -24,6 +24,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
+COPY assets ./assets
 COPY package.json LICENSE ./
 RUN mkdir -p -m 700 /data && chown node:node /data
 USER node

@@ -66,6 +66,19 @@ export const settings = {
     secret: true,
     help: 'API key the first-start bootstrap creates, instead of a random one it prints (never printed or logged)',
   },
+  publicUrl: {
+    env: 'MAILROOM_PUBLIC_URL',
+    schema: z
+      .string()
+      .regex(
+        /^https?:\/\/[^/\s]+\/?$/,
+        'must be http:// or https:// and a host (with a port if needed), no path',
+      )
+      .transform((v) => v.replace(/\/$/, ''))
+      .optional(),
+    default: undefined,
+    help: 'the address people reach the dashboard at, as in their browser: sign-in links use it, https makes cookies Secure (default http://<host>:<http port>)',
+  },
   hostname: {
     env: 'MAILROOM_HOSTNAME',
     schema: z.string().min(1),
@@ -320,6 +333,16 @@ export type Config = { -readonly [K in keyof Settings]: z.output<Settings[K]['sc
 export type ConfigOverrides = Partial<Config>;
 
 export class ConfigError extends Error {}
+
+/**
+ * MAILROOM_PUBLIC_URL, or http://<host>:<port> of the listener (`port`: the one bound, when the
+ * setting was 0). A wildcard host is shown as 127.0.0.1.
+ */
+export function publicUrlOf(config: Config, port = config.httpPort): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
 
 /** Settings that are URLs with credentials: shown only parsed, with the password masked. */
 const URL_SETTINGS = new Set<string>(['relayUrl', 'databaseUrl']);

@@ -5,10 +5,12 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
-import { ConfigError, loadConfig, redactCredentials } from './config.js';
+import { ConfigError, loadConfig, publicUrlOf, redactCredentials } from './config.js';
 import type { Db } from './db/connection.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
+import type { Hono } from 'hono';
+import { registerDashboard } from './dashboard/app.js';
 import { createHttpApp } from './http/app.js';
 import type { ImapSyncOptions } from './imap/options.js';
 import { ImapSyncManager } from './imap/sync-manager.js';
@@ -17,6 +19,7 @@ import { createEventStreamRoutes } from './http/routes/events-stream.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/operations/admin.js';
 import { createDeliveryWorker } from './mailbox/sending/delivery.js';
+import { createSignInLink } from './mailbox/operations/sign-in.js';
 import type { MailboxDeps } from './mailbox/deps.js';
 import { IngestWriter } from './mailbox/ingest/ingest-writer.js';
 import { ParsePool } from './mailbox/ingest/parse-pool.js';
@@ -65,6 +68,8 @@ export interface BootstrapResult {
   apiKey: string;
   /** The key came from MAILROOM_BOOTSTRAP_KEY: its owner has it, so it is not printed. */
   keyGiven: boolean;
+  /** A one-time dashboard sign-in link for the first user, valid 15 minutes (shown once, never logged). */
+  signInLink: string;
 }
 
 export interface Mailroom {
@@ -178,6 +183,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
     authFailureWindowMs: options.authFailureWindowMs,
   });
+  // The dashboard's pages, on the same app at / (the API stays under /api/v1 and /admin/v1).
+  registerDashboard(app as unknown as Hono<AppEnv>, eventStreams.streamFeed);
   const httpServer = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { maxHeaderSize: config.maxHeaderBytes },
@@ -220,7 +227,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       mailroom.http.port = (httpServer.address() as AddressInfo).port;
       // After the listeners: a start that fails (port taken) must not use up the once-shown key.
       const { store } = dataDir();
-      if (config.bootstrap && (await store.users.count()) === 0) mailroom.bootstrap = await bootstrap(deps);
+      if (config.bootstrap && (await store.users.count()) === 0)
+        mailroom.bootstrap = await bootstrap(deps, mailroom.http.port);
       else if (config.bootstrapKey && !(await store.apiKeys.authenticate(config.bootstrapKey))) {
         log.warn('MAILROOM_BOOTSTRAP_KEY is not an active key: it is used only by the first start');
       }
@@ -259,14 +267,22 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   return mailroom;
 }
 
-async function bootstrap(deps: MailboxDeps): Promise<BootstrapResult> {
+async function bootstrap(deps: MailboxDeps, httpPort: number): Promise<BootstrapResult> {
   const domain =
     (await deps.store.domains.find(deps.config.domain)) ?? (await addDomain(deps, deps.config.domain));
-  const user = await addUser(deps, 'default');
+  const user = await addUser(deps, 'default', { admin: true });
   const inbox = await addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
   const given = deps.config.bootstrapKey;
   const { key } = await createKey(deps, user.id, 'bootstrap', given);
-  return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key, keyGiven: !!given };
+  const signInLink = `${publicUrlOf(deps.config, httpPort)}/sign-in/link/${await createSignInLink(deps, user.id)}`;
+  return {
+    domain: domain.name,
+    user: user.name,
+    inbox: inbox.address,
+    apiKey: key,
+    keyGiven: !!given,
+    signInLink,
+  };
 }
 
 /** Listens; a port that cannot be had is a ConfigError naming the port and its setting. */

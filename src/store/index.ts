@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
 import { ApiKeyStore } from './api-keys.js';
+import { DashboardSessionStore } from './dashboard-sessions.js';
 import { DeliveryStore } from './deliveries.js';
 import { DomainStore } from './domains.js';
 import { EventStore } from './events.js';
@@ -29,6 +30,7 @@ export function createStore(db: Db, secret: string) {
     groupCommit: new GroupCommit(db),
     users: new UserStore(db),
     apiKeys: new ApiKeyStore(db),
+    dashboardSessions: new DashboardSessionStore(db),
     domains: new DomainStore(db, sealer),
     inboxes: new InboxStore(db),
     folders: new FolderStore(db),

@@ -1,7 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
+import type { Context } from 'hono';
+import type { EventFeed } from '../../mailbox/events/event-stream.js';
 import { openEventFeed } from '../../mailbox/events/event-stream.js';
+import type { MailboxDeps } from '../../mailbox/deps.js';
 import type { AppEnv } from '../context.js';
 import { bearerSecurity, commonErrors } from '../schemas/common.js';
 import { EventsHeaders, EventsQuery } from '../schemas/webhooks.js';
@@ -43,6 +46,62 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
   const accessCheckMs = options.accessCheckMs ?? 3_000;
   const open = new Set<() => void>();
 
+  /**
+   * Sends a feed as Server-Sent Events until the client goes, the server stops, or the caller's
+   * access ends (re-checked every accessCheckMs). The API's `GET /events` and the dashboard's
+   * live list both stream through here.
+   */
+  function streamFeed(c: Context, feed: EventFeed, deps: MailboxDeps): Response {
+    c.header('X-Accel-Buffering', 'no');
+    const response = streamSSE(c, async (sse) => {
+      let closed = false;
+      const close = () => {
+        closed = true;
+        feed.close();
+      };
+      open.add(close);
+      sse.onAbort(close);
+      c.req.raw.signal.addEventListener('abort', close);
+      const recheck = setInterval(() => void checkAccess(), accessCheckMs);
+      try {
+        await sse.write(': connected\n\n');
+        await pump();
+      } catch (err) {
+        deps.log.warn({ err }, 'event stream ended on an error');
+      } finally {
+        clearInterval(recheck);
+        open.delete(close);
+        feed.close();
+        c.req.raw.signal.removeEventListener('abort', close);
+      }
+
+      async function checkAccess() {
+        try {
+          if (closed || (await feed.stillAllowed())) return;
+          deps.log.info({ keyId: c.get('keyId') as unknown }, 'event stream closed: its access was revoked');
+        } catch (err) {
+          deps.log.warn({ err }, 'event stream closed: its access could not be checked');
+        }
+        close();
+      }
+
+      async function pump() {
+        while (!closed) {
+          for (const row of await feed.take()) {
+            if (closed) break;
+            await sse.writeSSE({ event: row.type, id: String(row.seq), data: row.payload });
+          }
+          if (closed) break;
+          const more = await feed.wait(heartbeatMs);
+          if (!more && !closed) await sse.write(': ping\n\n');
+        }
+      }
+    });
+    // The connection ends with the stream, so a server stopping is not held up by it going idle.
+    response.headers.set('Connection', 'close');
+    return response;
+  }
+
   function register(app: OpenAPIHono<AppEnv>) {
     app.openapi(stream, async (c) => {
       const { account, lastEventId } = c.req.valid('query');
@@ -51,59 +110,13 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
         ...(account !== undefined ? { account } : {}),
         ...(resumeAfter !== undefined ? { lastEventId: Number(resumeAfter) } : {}),
       });
-      c.header('X-Accel-Buffering', 'no');
-      const response = streamSSE(c, async (sse) => {
-        let closed = false;
-        const close = () => {
-          closed = true;
-          feed.close();
-        };
-        open.add(close);
-        sse.onAbort(close);
-        c.req.raw.signal.addEventListener('abort', close);
-        const recheck = setInterval(() => void checkAccess(), accessCheckMs);
-        try {
-          await sse.write(': connected\n\n');
-          await pump();
-        } catch (err) {
-          c.var.deps.log.warn({ err }, 'event stream ended on an error');
-        } finally {
-          clearInterval(recheck);
-          open.delete(close);
-          feed.close();
-          c.req.raw.signal.removeEventListener('abort', close);
-        }
-
-        async function checkAccess() {
-          try {
-            if (closed || (await feed.stillAllowed())) return;
-            c.var.deps.log.info({ keyId: c.var.keyId }, 'event stream closed: its access was revoked');
-          } catch (err) {
-            c.var.deps.log.warn({ err }, 'event stream closed: its access could not be checked');
-          }
-          close();
-        }
-
-        async function pump() {
-          while (!closed) {
-            for (const row of await feed.take()) {
-              if (closed) break;
-              await sse.writeSSE({ event: row.type, id: String(row.seq), data: row.payload });
-            }
-            if (closed) break;
-            const more = await feed.wait(heartbeatMs);
-            if (!more && !closed) await sse.write(': ping\n\n');
-          }
-        }
-      });
-      // The connection ends with the stream, so a server stopping is not held up by it going idle.
-      response.headers.set('Connection', 'close');
-      return response;
+      return streamFeed(c, feed, c.var.deps);
     });
   }
 
   return {
     register,
+    streamFeed,
     closeAll(): void {
       for (const close of [...open]) close();
     },
