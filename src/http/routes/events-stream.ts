@@ -7,7 +7,13 @@ import { Forbidden } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
-import { EVENT_SCHEMAS, EventStreamToken, StreamTokenBody, StreamTokenQuery } from '../schemas/events.js';
+import {
+  EVENT_SCHEMAS,
+  EventStreamToken,
+  MailroomEvent,
+  StreamTokenBody,
+  StreamTokenQuery,
+} from '../schemas/events.js';
 import { EventsHeaders, EventsQuery } from '../schemas/webhooks.js';
 
 const stream = createRoute({
@@ -63,6 +69,7 @@ function describeEvents(app: OpenAPIHono<AppEnv>) {
       'Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body"> keyed with the ' +
       "webhook's secret; what the receiver checks",
   });
+  app.openAPIRegistry.register('MailroomEvent', MailroomEvent); // the union: referenced by no route
   for (const [type, schema] of Object.entries(EVENT_SCHEMAS)) {
     app.openAPIRegistry.registerWebhook({
       method: 'post',

@@ -17,7 +17,7 @@ export const EmailReceivedEvent = z
     id: eventId,
     type: z.literal('email.received'),
     created_at: createdAt,
-    data: z.object({ account, email: Email.openapi({ description: emailNote }) }),
+    data: z.object({ account, email: Email }).openapi({ description: `email: ${emailNote}` }),
   })
   .openapi('EmailReceivedEvent');
 
@@ -26,7 +26,7 @@ export const EmailSentEvent = z
     id: eventId,
     type: z.literal('email.sent'),
     created_at: createdAt,
-    data: z.object({ account, email: Email.openapi({ description: emailNote }) }),
+    data: z.object({ account, email: Email }).openapi({ description: `email: ${emailNote}` }),
   })
   .openapi('EmailSentEvent');
 
@@ -35,20 +35,22 @@ export const EmailBouncedEvent = z
     id: eventId,
     type: z.literal('email.bounced'),
     created_at: createdAt,
-    data: z.object({
-      account,
-      email: Email.optional().openapi({ description: `the sent email, its delivery updated; ${emailNote}` }),
-      bounce: z.object({
-        noticeUid: z.number().int().openapi({ description: 'uid of the bounce notice filed in INBOX' }),
-        recipients: z.array(
-          z.object({
-            recipient: z.string(),
-            status: z.string().openapi({ example: '5.1.1' }),
-            diagnostic: z.string().openapi({ example: '550 5.1.1 User unknown' }),
-          }),
-        ),
-      }),
-    }),
+    data: z
+      .object({
+        account,
+        email: Email.optional(),
+        bounce: z.object({
+          noticeUid: z.number().int().openapi({ description: 'uid of the bounce notice filed in INBOX' }),
+          recipients: z.array(
+            z.object({
+              recipient: z.string(),
+              status: z.string().openapi({ example: '5.1.1' }),
+              diagnostic: z.string().openapi({ example: '550 5.1.1 User unknown' }),
+            }),
+          ),
+        }),
+      })
+      .openapi({ description: `email: the sent email, its delivery updated; ${emailNote}` }),
   })
   .openapi('EmailBouncedEvent');
 
