@@ -12,6 +12,7 @@ export default tseslint.config(
       '.tmp/**',
       '.test-dist/**',
       'src/client/generated/**',
+      'test/consumer/**', // another project: type-checked there by test/docs/package-consumer.test.ts
     ],
   },
   js.configs.recommended,
