@@ -1,11 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMailroom } from '../../src/mailroom.js';
-import type { Mailroom } from '../../src/mailroom.js';
 import { signStreamToken, verifyStreamToken } from '../../src/mailbox/events/stream-token.js';
 import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
+import { startSecondNode } from '../helpers/second-node.js';
+import type { SecondNode } from '../helpers/second-node.js';
 import { openStream } from '../helpers/sse-client.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -157,36 +154,22 @@ describe('POST /events/token and GET /events?token=', { timeout: 60_000 }, () =>
 // A token carries its own proof: another node with the same secret and database accepts it.
 describe('a stream token on another node', { timeout: 60_000 }, () => {
   let nodeA: TestServer;
-  let nodeB: Mailroom;
-  let dataDirB: string;
+  let nodeB: SecondNode;
   beforeAll(async () => {
     const databaseUrl = await (await testPostgres()).createDatabase();
     const secret = 'b'.repeat(64);
     nodeA = await startServer({ databaseUrl, secret });
-    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-node-b-'));
-    nodeB = createMailroom({
-      databaseUrl,
-      secret,
-      env: {},
-      dataDir: dataDirB,
-      host: '127.0.0.1',
-      httpPort: 0,
-      smtpPort: 0,
-      verifyAuth: false,
-      logLevel: 'silent',
-    });
-    await nodeB.start();
+    nodeB = await startSecondNode(databaseUrl, secret);
   });
   afterAll(async () => {
     await nodeB?.stop();
     await nodeA?.stop();
-    fs.rmSync(dataDirB, { recursive: true, force: true });
   });
 
   it('opens a stream on node B with a token node A made', async () => {
     const made = await nodeA.api('/events/token', { method: 'POST' });
     const res = await fetch(
-      `http://127.0.0.1:${nodeB.http.port}/api/v1/events?token=${encodeURIComponent(made.json.data.token)}`,
+      `http://127.0.0.1:${nodeB.mailroom.http.port}/api/v1/events?token=${encodeURIComponent(made.json.data.token)}`,
     );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');

@@ -12,23 +12,17 @@ const account = z.string().openapi({ example: 'agent@mailroom.test', description
 
 const emailNote = 'text and html cut to 64 KB (truncated: true when cut)';
 
-export const EmailReceivedEvent = z
-  .object({
+/** An event whose data is the inbox and the Email it is about. */
+const emailEvent = <T extends 'email.received' | 'email.sent'>(type: T) =>
+  z.object({
     id: eventId,
-    type: z.literal('email.received'),
+    type: z.literal(type),
     created_at: createdAt,
     data: z.object({ account, email: Email }).openapi({ description: `email: ${emailNote}` }),
-  })
-  .openapi('EmailReceivedEvent');
+  });
 
-export const EmailSentEvent = z
-  .object({
-    id: eventId,
-    type: z.literal('email.sent'),
-    created_at: createdAt,
-    data: z.object({ account, email: Email }).openapi({ description: `email: ${emailNote}` }),
-  })
-  .openapi('EmailSentEvent');
+export const EmailReceivedEvent = emailEvent('email.received').openapi('EmailReceivedEvent');
+export const EmailSentEvent = emailEvent('email.sent').openapi('EmailSentEvent');
 
 export const EmailBouncedEvent = z
   .object({
