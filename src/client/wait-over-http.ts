@@ -4,8 +4,11 @@ import type { ApiPaths, Email } from './types.js';
 import type { WaitForEmailOptions } from './waiting.js';
 import { DEFAULT_WAIT_MS, EmailWaitTimeout, LATEST_SHOWN, seen, waitFilters } from './waiting.js';
 
-/** The longest `wait=` the API takes, in seconds. */
-const LONG_POLL_MAX_S = 300;
+/**
+ * The longest `wait=` asked for, in seconds: the API takes 300, but Node's fetch gives up on an
+ * answer's headers after 300 s, and a long-poll's headers come only when it ends.
+ */
+const LONG_POLL_MAX_S = 290;
 
 /**
  * The first email matching `options`, read whole, over the API's long-poll: `GET /emails?wait=`

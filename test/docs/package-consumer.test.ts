@@ -76,7 +76,7 @@ describe('mailroom-server installed from its tarball in another project', { time
     const binary = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
     fs.mkdirSync(path.dirname(path.join(dir, binary)), { recursive: true });
     fs.copyFileSync(path.join(root, binary), path.join(dir, binary));
-  });
+  }, 240_000);
   afterAll(() => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { openEventFeed } from '../../mailbox/events/event-stream.js';
@@ -31,7 +31,18 @@ const stream = createRoute({
     'A browser EventSource, which cannot send headers, authenticates with `?token=` from POST /events/token.',
   request: { query: EventsQuery, headers: EventsHeaders },
   responses: {
-    200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },
+    200: {
+      description: "The event stream: each message's data is a MailroomEvent as JSON",
+      content: {
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: { $ref: '#/components/schemas/MailroomEvent' },
+          } as never,
+        },
+      },
+    },
     ...commonErrors,
   },
 });
@@ -69,7 +80,7 @@ function describeEvents(app: OpenAPIHono<AppEnv>) {
       'Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body"> keyed with the ' +
       "webhook's secret; what the receiver checks",
   });
-  app.openAPIRegistry.register('MailroomEvent', MailroomEvent); // the union: referenced by no route
+  app.openAPIRegistry.register('MailroomEvent', MailroomEvent); // the stream's data, by $ref
   for (const [type, schema] of Object.entries(EVENT_SCHEMAS)) {
     app.openAPIRegistry.registerWebhook({
       method: 'post',
