@@ -12,6 +12,7 @@ import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
+import { ResetStore } from './reset.js';
 import { Sealer } from './sealing.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
@@ -45,6 +46,7 @@ export function createStore(db: Db, secret: string) {
     webhookDeliveries: new WebhookDeliveryStore(db, sealer),
     imapState: new ImapStateStore(db),
     health: new HealthStore(db),
+    reset: new ResetStore(db),
   };
 }
 
