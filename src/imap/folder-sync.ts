@@ -103,26 +103,27 @@ async function fetchAndFile(
 ): Promise<void> {
   const { deps, client, inbox } = ctx;
   const { store } = deps;
-  const fresh: number[] = [];
-  for (const uid of uids) if (!(await store.imapState.byRemoteUid(folder.id, uid))) fresh.push(uid);
+  const linked = await store.imapState.linkedAmong(folder.id, uids);
+  const fresh = uids.filter((uid) => !linked.has(uid));
   if (fresh.length === 0) return;
   const fetched: FetchMessageObject[] = await client.fetchAll(
-    fresh.join(','),
+    uidSet(fresh),
     { uid: true, flags: true, source: true, internalDate: true },
     { uid: true },
   );
-  const parsed: { message: FetchMessageObject; parsed: ParsedEmail }[] = [];
-  for (const message of fetched) {
-    if (message.source) parsed.push({ message, parsed: await parseInbound(deps, message.source) });
-  }
+  // All at once: large ones go to the parse threads side by side (the batch is bounded in bytes).
+  const parsed = await Promise.all(
+    fetched
+      .filter((message) => message.source && !linked.has(message.uid) && linked.add(message.uid))
+      .map(async (message) => ({ message, parsed: await parseInbound(deps, message.source!) })),
+  );
   const events: EventRow[] = [];
   await store.db.transaction(async () => {
     for (const { message, parsed: email } of parsed) {
-      if (await store.imapState.byRemoteUid(folder.id, message.uid)) continue;
       const flags = normalFlags(message.flags);
       const adopted = await localCopyOf(
         store,
-        folder.id,
+        { inboxId: inbox.id, folderId: folder.id },
         { ...message, messageId: email.messageId, source: message.source! },
         lookalikes,
       );
