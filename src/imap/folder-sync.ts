@@ -2,7 +2,6 @@ import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { parseInbound } from '../mailbox/ingest/parse-message.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../mailbox/ingest/file-message.js';
-import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { FolderRow } from '../store/folders.js';
 import type { InboxRow } from '../store/inboxes.js';

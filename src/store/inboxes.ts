@@ -77,6 +77,13 @@ export class InboxStore {
     return row.uid;
   }
 
+  /** Replaces a connected inbox's sealed settings (an OAuth2 provider rotated the refresh token). */
+  async setRemoteConfig(id: number, sealed: string): Promise<void> {
+    await this.db.run(
+      this.db.kysely.updateTable('inboxes').set({ remote_config: sealed }).where('id', '=', id),
+    );
+  }
+
   async setSyncState(
     id: number,
     state: { sync_state?: string | null; sync_error?: string | null; last_sync_at?: string | null },
