@@ -6,6 +6,7 @@ import type { Courier } from '../helpers/courier.js';
 import { startCourier } from '../helpers/courier.js';
 import { rawMessage } from '../helpers/dovecot.js';
 import { ADMIN_TOKEN, FAST_IMAP } from '../helpers/imap-setup.js';
+import { latin1Message } from '../helpers/latin1-message.js';
 import type { TestServer } from '../helpers/server.js';
 import { eventually, startServer } from '../helpers/server.js';
 
@@ -26,22 +27,6 @@ describe('a mailbox on Courier-IMAP', { timeout: 90_000 }, () => {
     const res = await server.api(`/emails?${acc}&folder=${encodeURIComponent(folder)}&limit=100`);
     return res.status === 200 ? (res.json.data.emails as { subject: string }[]).map((e) => e.subject) : null;
   };
-  const latin1 = Buffer.from(
-    [
-      'From: Ren\xe9 M\xfcller <rene@example.com>',
-      `To: ${user}`,
-      'Subject: Caf\xe9 cr\xe8me \xe0 la fran\xe7aise',
-      'Message-ID: <latin1@example.com>',
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=iso-8859-1',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      'Voil\xe0.',
-      '',
-    ].join('\r\n'),
-    'latin1',
-  );
-
   beforeAll(async () => {
     courier = await startCourier();
     courier.addUser(user, 'courier-pw');
@@ -56,7 +41,7 @@ describe('a mailbox on Courier-IMAP', { timeout: 90_000 }, () => {
     expect(other.capabilities.has('SPECIAL-USE')).toBe(false);
     const hello = rawMessage({ subject: 'Hello', messageId: '<hello@example.com>', to: user });
     await other.append('INBOX', hello, ['\\Flagged']);
-    await other.append('INBOX', latin1, []);
+    await other.append('INBOX', latin1Message(user, 'text/plain; charset=iso-8859-1'), []);
     // Gmail's layout copied by a server that flags none of it.
     for (const view of ['INBOX.[Gmail].All Mail', 'INBOX.[Gmail].Starred', 'INBOX.[Gmail].Important']) {
       await other.mailboxCreate(view);

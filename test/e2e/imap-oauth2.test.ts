@@ -140,7 +140,7 @@ describe('a mailbox connected with an OAuth2 refresh token', { timeout: 90_000 }
     await arrives('After the refusal');
     expect(oauth.rejected.length).toBeGreaterThan(rejected);
     expect(oauth.refreshes).toBeGreaterThan(refreshes);
-    expect((await account()).sync.state).toBe('synced');
+    await slowly(async () => (await account()).sync.state === 'synced');
   });
 
   it('shows the mailbox in error, saying why, when the refresh token is revoked', async () => {

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
+import { loopbackClient } from './dovecot.js';
 import { systemUser } from './host.js';
 
 /**
@@ -162,19 +163,7 @@ export async function startCourier(): Promise<Courier> {
         for (const p of [home, ...['cur', 'new', 'tmp'].map((s) => path.join(home, s))])
           fs.chownSync(p, account.uid, account.gid);
     },
-    async client(user, password = passwords.get(user) ?? '') {
-      const client = new ImapFlow({
-        host: '127.0.0.1',
-        port,
-        secure: false,
-        doSTARTTLS: false,
-        auth: { user, pass: password },
-        logger: false,
-      });
-      client.on('error', () => {});
-      await client.connect();
-      return client;
-    },
+    client: (user, password = passwords.get(user) ?? '') => loopbackClient(port, user, password),
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

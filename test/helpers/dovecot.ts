@@ -154,19 +154,7 @@ ${options.extraConfig ?? ''}`,
         `${user}:{PLAIN}${password}:${account.uid}:${account.gid}::${mailDir}/${user}\n`,
       );
     },
-    async client(user, password = passwords.get(user) ?? '') {
-      const client = new ImapFlow({
-        host: '127.0.0.1',
-        port,
-        secure: false,
-        doSTARTTLS: false,
-        auth: { user, pass: password },
-        logger: false,
-      });
-      client.on('error', () => {});
-      await client.connect();
-      return client;
-    },
+    client: (user, password = passwords.get(user) ?? '') => loopbackClient(port, user, password),
     async start() {
       child = spawn(DOVECOT_BIN, ['-F', '-c', conf], { stdio: 'ignore', detached: true });
       await waitForPort(port, 10_000);
@@ -232,6 +220,21 @@ function oauth2Passdb(dir: string, introspectionUrl: string): string {
     ].join('\n'),
   );
   return `passdb {\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = ${file}\n}\n`;
+}
+
+/** A plain IMAP client logged in on a loopback test server, without TLS. */
+export async function loopbackClient(port: number, user: string, password: string): Promise<ImapFlow> {
+  const client = new ImapFlow({
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    doSTARTTLS: false,
+    auth: { user, pass: password },
+    logger: false,
+  });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
 }
 
 function canConnect(port: number): Promise<boolean> {
