@@ -74,11 +74,6 @@ export class ImapSyncManager implements RemoteBackends {
     await verifySmtp(config.smtp, this.options.connectTimeoutMs, config.smtpTls, tokens);
   }
 
-  /** How many access tokens an inbox's grant has fetched (tests watch refreshes with it). */
-  tokenRefreshes(inboxId: number): number {
-    return this.tokens.get(inboxId)?.refreshes ?? 0;
-  }
-
   private tokensOf(inboxId: number, config: RemoteConfig): AccessTokens | undefined {
     if (!config.oauth2) return undefined;
     let tokens = this.tokens.get(inboxId);

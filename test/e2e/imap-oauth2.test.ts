@@ -12,6 +12,7 @@ import { startServer } from '../helpers/server.js';
 // introspection endpoint; the same local provider serves the token endpoint and an SMTP server
 // taking XOAUTH2. The gmail preset is pointed at them: the real Google cannot be reached here.
 const ADDRESS = 'owner@example.net';
+const ROTATING = 'rotating@example.net';
 
 describe('a mailbox connected with an OAuth2 refresh token', { timeout: 90_000 }, () => {
   let oauth: OAuthProvider;
@@ -26,8 +27,8 @@ describe('a mailbox connected with an OAuth2 refresh token', { timeout: 90_000 }
     }[];
     return accounts.find((a) => a.address === ADDRESS)!;
   };
-  const inboxSubjects = async () => {
-    const res = await server.api(`/emails?account=${encodeURIComponent(ADDRESS)}&folder=INBOX&limit=100`);
+  const inboxSubjects = async (address = ADDRESS) => {
+    const res = await server.api(`/emails?account=${encodeURIComponent(address)}&folder=INBOX&limit=100`);
     if (res.status !== 200) throw new Error(`list: ${res.status} ${res.text}`);
     return (res.json.data.emails as { subject: string }[]).map((e) => e.subject);
   };
@@ -43,17 +44,18 @@ describe('a mailbox connected with an OAuth2 refresh token', { timeout: 90_000 }
     }
   };
   /** Mail appended by another client shows up: the sync is logged in again. */
-  const arrives = async (subject: string) => {
-    const other = await dovecot.client(ADDRESS);
-    await other.append('INBOX', rawMessage({ subject, to: ADDRESS }), []);
+  const arrives = async (subject: string, address = ADDRESS) => {
+    const other = await dovecot.client(address);
+    await other.append('INBOX', rawMessage({ subject, to: address }), []);
     await other.logout();
-    await slowly(async () => (await inboxSubjects()).includes(subject));
+    await slowly(async () => (await inboxSubjects(address)).includes(subject));
   };
 
   beforeAll(async () => {
     oauth = await startOAuthProvider();
     dovecot = await startDovecot({ oauth2IntrospectionUrl: oauth.introspectionUrl });
     dovecot.addUser(ADDRESS, 'the-other-clients-password');
+    dovecot.addUser(ROTATING, 'another-password');
     const smtpPort = Number(new URL(oauth.smtpUrl).port);
     server = await startServer({
       adminToken: ADMIN_TOKEN,
@@ -162,5 +164,31 @@ describe('a mailbox connected with an OAuth2 refresh token', { timeout: 90_000 }
     expect(res.status).toBe(502);
     expect(res.json.error.message).toContain('refresh token');
     expect(await server.mailroom.deps.store.inboxes.findByAddress('second@example.net')).toBeUndefined();
+  });
+
+  it('stores a refresh token the provider rotates, so it still logs in after a restart', async () => {
+    oauth.rotate = true;
+    const first = oauth.grant(ROTATING);
+    const res = await server.api('/admin/v1/inboxes', {
+      key: ADMIN_TOKEN,
+      body: { address: ROTATING, user: 'default', provider: 'gmail', refreshToken: first },
+    });
+    expect(res.status, res.text).toBe(201);
+    const synced = async () => {
+      const accounts = (await server.api('/accounts')).json.data.accounts as {
+        address: string;
+        sync: { state: string; error: string | null };
+      }[];
+      return accounts.find((a) => a.address === ROTATING)?.sync.state === 'synced';
+    };
+    await slowly(synced);
+    const refreshes = oauth.refreshes;
+    // Every token refreshed so far was retired by the next refresh: only the stored one works.
+    await server.restart();
+    await arrives('After the restart', ROTATING);
+    expect(oauth.refreshes).toBeGreaterThan(refreshes);
+    const row = await server.mailroom.deps.store.inboxes.findByAddress(ROTATING);
+    expect(JSON.stringify(row)).not.toContain('rt-');
+    oauth.rotate = false;
   });
 });

@@ -18,6 +18,8 @@ export interface OAuthProvider {
   grant(user: string): string;
   /** Access tokens issued from now on live this long. */
   lifetimeSeconds: number;
+  /** Each refresh answers a new refresh token and retires the one used (as Microsoft does). */
+  rotate: boolean;
   /** Refresh requests answered, and access tokens each refresh token got. */
   refreshes: number;
   /** Every access token the servers accepted at login (IMAP via introspection, SMTP directly). */
@@ -51,6 +53,7 @@ export async function startOAuthProvider(): Promise<OAuthProvider> {
     introspectionUrl: '',
     smtpUrl: '',
     lifetimeSeconds: 3600,
+    rotate: false,
     refreshes: 0,
     accepted: [],
     rejected: [],
@@ -99,10 +102,19 @@ export async function startOAuthProvider(): Promise<OAuthProvider> {
           refreshToken: form.get('refresh_token')!,
           dead: false,
         });
+        let rotated: string | undefined;
+        if (provider.rotate) {
+          // The refresh token used is retired; tokens already issued stay good until they expire.
+          refresh.revoked = true;
+          rotated = provider.grant(refresh.user);
+          for (const t of accessTokens.values())
+            if (t.refreshToken === form.get('refresh_token')) t.refreshToken = rotated;
+        }
         return json(res, 200, {
           access_token: token,
           token_type: 'Bearer',
           expires_in: provider.lifetimeSeconds,
+          ...(rotated ? { refresh_token: rotated } : {}),
         });
       }
       if (req.url === '/introspect') {

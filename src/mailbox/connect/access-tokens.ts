@@ -14,8 +14,6 @@ const RENEW_BEFORE_MS = 5 * 60_000;
 export class AccessTokens {
   private current: { token: string; renewAt: number } | null = null;
   private refreshing: Promise<string> | null = null;
-  /** How many times a token was fetched: the tests count refreshes with it. */
-  refreshes = 0;
 
   constructor(
     private readonly endpoints: Pick<OAuthEndpoints, 'tokenUrl'>,
@@ -35,7 +33,6 @@ export class AccessTokens {
   private async refresh(): Promise<string> {
     this.current = null;
     const answer = await refreshAccessToken(this.endpoints, this.client, this.refreshToken, this.fetchFn);
-    this.refreshes++;
     const lifetime = answer.expiresAt - Date.now();
     this.current = {
       token: answer.accessToken,
