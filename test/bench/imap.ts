@@ -19,6 +19,8 @@ export interface ImapBenchResult {
   initialSyncSeconds: number;
   /** Server process RSS growth while syncing, peak over the RSS before connecting. */
   rssGrowthMb: number;
+  /** CPU seconds this process (Mailroom and its threads; not Dovecot) spent on the sync. */
+  cpuSeconds: number;
   newMailP50Ms: number;
   newMailP99Ms: number;
 }
@@ -111,7 +113,9 @@ export async function runImapBench(
     }),
   );
   try {
+    const cpu = process.cpuUsage();
     const synced = await withPeakRss(world.sync);
+    const used = process.cpuUsage(cpu);
     const other = await world.dovecot.client('bench');
     const latency = await arrivalLatencies(world.server, other, arrivals);
     await other.logout();
@@ -119,6 +123,7 @@ export async function runImapBench(
       messages,
       initialSyncSeconds: synced.value,
       rssGrowthMb: mb(synced.peak - synced.baseline),
+      cpuSeconds: (used.user + used.system) / 1e6,
       newMailP50Ms: latency.p50,
       newMailP99Ms: latency.p99,
     };
@@ -195,7 +200,8 @@ export async function printImapBench(log: (line: string) => void = console.log):
   const result = await runImapBench();
   log(
     `initial sync of ${result.messages} messages: ${result.initialSyncSeconds.toFixed(1)} s, ` +
-      `${Math.round(result.messages / result.initialSyncSeconds)} msg/s, RSS +${result.rssGrowthMb} MB at peak`,
+      `${Math.round(result.messages / result.initialSyncSeconds)} msg/s, ${result.cpuSeconds.toFixed(1)} s of CPU ` +
+      `(a shared machine: compare this), RSS +${result.rssGrowthMb} MB at peak`,
   );
   log(
     `new mail with push IDLE (another client's APPEND to email.received): p50 ${result.newMailP50Ms} ms   p99 ${result.newMailP99Ms} ms`,
