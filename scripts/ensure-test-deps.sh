@@ -16,6 +16,24 @@ fi
 # The dashboard and browser tests drive Debian's Chromium (test/helpers/browser.ts); CHROMIUM_BIN
 # points elsewhere.
 [ -x "${CHROMIUM_BIN:-/usr/bin/chromium}" ] || missing+=(chromium)
+# Debian's Courier-IMAP for the interop tests (test/helpers/courier.ts), unpacked, not installed:
+# courier-imap conflicts with dovecot-imapd and pulls in a mail server. COURIER_ROOT points elsewhere.
+courier_root="${COURIER_ROOT:-/opt/mailroom-test-deps/courier}"
+if [ ! -x "$courier_root/usr/bin/imapd" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "unpacking courier-imap into $courier_root"
+    work="$(mktemp -d)"
+    courier_debs=(courier-imap courier-authlib libcourier-unicode4 libgamin0 gamin libidn12)
+    (cd "$work" && { apt-get download -qq "${courier_debs[@]}" 2>/dev/null ||
+      { apt-get update -qq && apt-get download -qq "${courier_debs[@]}"; }; }) >/dev/null
+    mkdir -p "$courier_root"
+    for deb in "$work"/*.deb; do dpkg -x "$deb" "$courier_root"; done
+    rm -rf "$work"
+  else
+    echo "the Courier tests need Debian's courier-imap unpacked into $courier_root (see this script)" >&2
+    exit 1
+  fi
+fi
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing test dependencies: ${missing[*]}"

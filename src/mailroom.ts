@@ -15,6 +15,7 @@ import { createHttpApp } from './http/app.js';
 import type { ImapSyncOptions } from './imap/options.js';
 import { ImapSyncManager } from './imap/sync-manager.js';
 import type { AppEnv } from './http/context.js';
+import type { ConnectLookups } from './mailbox/connect/lookups.js';
 import { createEventStreamRoutes } from './http/routes/events-stream.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/operations/admin.js';
@@ -62,6 +63,8 @@ export interface MailroomOptions extends ConfigOverrides {
   readinessProbeMs?: number;
   /** IMAP sync timing (poll interval, reconnect backoff, timeouts); tests shorten them. */
   imapOptions?: Partial<ImapSyncOptions>;
+  /** Provider table, DNS and HTTP used to connect mailboxes (tests point them at local servers). */
+  lookups?: Partial<ConnectLookups>;
 }
 
 export type { BootstrapResult };
@@ -141,6 +144,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     config,
     bus,
     log,
+    ...(options.lookups ? { lookups: options.lookups } : {}),
   };
   deps.waiters = new EmailWaiters(deps);
 

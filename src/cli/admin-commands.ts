@@ -20,9 +20,10 @@ import { withDeps } from './admin-context.js';
 import { CliError } from './errors.js';
 import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';
-import { fillPasswords, readNewPassword } from './passwords.js';
+import { fillPasswords, readNewPassword, readSecret } from './passwords.js';
 import { setUserPassword } from '../mailbox/operations/sign-in.js';
 import { publicUrlOf } from '../config.js';
+import { PROVIDER_NAMES } from '../mailbox/connect/providers.js';
 
 export const common = (cmd: Command) =>
   cmd
@@ -33,6 +34,22 @@ export const common = (cmd: Command) =>
       'PostgreSQL database instead of the data directory (MAILROOM_DATABASE_URL)',
     )
     .option('--init', 'create the database if the data directory has none');
+
+/** The URLs with their passwords filled in, or (no URLs) the password or refresh token alone. */
+async function connectCredentials(o: {
+  imap?: string;
+  smtp?: string;
+  passwordStdin?: boolean;
+  refreshTokenStdin?: boolean;
+}): Promise<{ imap?: string; smtp?: string; password?: string; refreshToken?: string }> {
+  if (o.refreshTokenStdin) {
+    const refreshToken = await readSecret('OAuth2 refresh token', '--refresh-token-stdin', true);
+    return { ...(o.imap && o.smtp ? { imap: o.imap, smtp: o.smtp } : {}), refreshToken };
+  }
+  if (o.imap && o.smtp) return fillPasswords({ imap: o.imap, smtp: o.smtp }, !!o.passwordStdin);
+  if (o.imap || o.smtp) throw new CliError('validation_error', 'give both --imap and --smtp, or neither');
+  return { password: await readSecret('password', '--password-stdin', !!o.passwordStdin) };
+}
 
 export function registerAdminCommands(program: Command): void {
   const domain = program.command('domain').description('hosted domains');
@@ -172,16 +189,20 @@ export function registerAdminCommands(program: Command): void {
   common(
     inbox
       .command('connect <address>')
-      .description('an external mailbox, synced over IMAP; the login is tried at once')
-      .requiredOption('--user <name>', 'owner')
-      .requiredOption(
-        '--imap <url>',
-        'imaps://user@host:993 (or imap:// without TLS); the password is asked for',
+      .description(
+        'an external mailbox, synced over IMAP: by URLs, by --provider, or found from the address alone; the login is tried at once',
       )
-      .requiredOption('--smtp <url>', 'smtps://user@host:465, or smtp://... with STARTTLS')
+      .requiredOption('--user <name>', 'owner')
+      .option('--imap <url>', 'imaps://user@host:993 (or imap:// without TLS); the password is asked for')
+      .option('--smtp <url>', 'smtps://user@host:465, or smtp://... with STARTTLS')
+      .option('--provider <name>', `servers from a preset: ${PROVIDER_NAMES.join(', ')}`)
       .option(
         '--password-stdin',
-        'read the password from standard input (a second line: the SMTP password, when it differs)',
+        'read the password from standard input (with URLs: a second line for SMTP, when it differs)',
+      )
+      .option(
+        '--refresh-token-stdin',
+        "log in with OAuth2: read the provider's refresh token from standard input (needs --provider)",
       )
       .option('--display-name <name>', 'display name')
       .option(
@@ -195,36 +216,38 @@ export function registerAdminCommands(program: Command): void {
       address: string,
       o: Common & {
         user: string;
-        imap: string;
-        smtp: string;
+        imap?: string;
+        smtp?: string;
+        provider?: string;
         displayName?: string;
         passwordStdin?: boolean;
+        refreshTokenStdin?: boolean;
         imapCa?: string;
         smtpCa?: string;
         insecureTls?: boolean;
       },
     ) => {
-      const view = await withDeps(o, async (deps) => {
-        const urls = await fillPasswords({ imap: o.imap, smtp: o.smtp }, !!o.passwordStdin);
+      const result = await withDeps(o, async (deps) => {
+        const credentials = await connectCredentials(o);
         // Loaded only here, so the other admin commands start without the IMAP stack.
         const { ImapSyncManager } = await import('../imap/sync-manager.js');
         const input = {
           address,
           user: o.user,
           displayName: o.displayName ?? '',
-          ...urls,
+          ...credentials,
+          ...(o.provider ? { provider: o.provider } : {}),
           imapTls: trustFrom(o.imapCa, o.insecureTls, '--imap-ca'),
           smtpTls: trustFrom(o.smtpCa, o.insecureTls, '--smtp-ca'),
         };
-        return await inboxView(
-          deps,
-          await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input),
-        );
+        const { inbox, servers } = await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input);
+        return { inbox: await inboxView(deps, inbox), servers };
       });
-      print(
-        !!o.json,
-        { inbox: view },
-        () => `inbox ${view.address} connected for ${view.user}; sync starts now`,
+      print(!!o.json, result, () =>
+        [
+          `inbox ${result.inbox.address} connected for ${result.inbox.user}; sync starts now`,
+          `servers: IMAP ${result.servers.imap}, SMTP ${result.servers.smtp} (${result.servers.auth}), from ${result.servers.source}`,
+        ].join('\n'),
       );
     },
   );

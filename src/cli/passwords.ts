@@ -78,6 +78,19 @@ export async function readNewPassword(fromStdin: boolean, name: string): Promise
   return first;
 }
 
+/**
+ * One secret (a password or an OAuth2 refresh token) for a connect without URLs: the first line of
+ * standard input with `fromStdin`, else asked for on the terminal without echo.
+ */
+export async function readSecret(what: string, flag: string, fromStdin: boolean): Promise<string> {
+  let value: string;
+  if (fromStdin) value = (await readStdin()).split(/\r?\n/)[0] ?? '';
+  else if (process.stdin.isTTY) value = await promptHidden(`${what}: `);
+  else throw new CliError('validation_error', `no ${what} given: pass it on standard input with ${flag}`);
+  if (!value.trim()) throw new CliError('validation_error', `no ${what} was given`);
+  return value.trim();
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -53,6 +53,13 @@ export interface MailroomSettings {
   imapInitialDays?: number;
   imapCheckSeconds?: number;
   imapSyncAllMail?: boolean;
+  /** The team's OAuth2 client per provider, for mailboxes connected with a refresh token. */
+  oauthGmailClientId?: string;
+  oauthGmailClientSecret?: string;
+  oauthMicrosoftClientId?: string;
+  oauthMicrosoftClientSecret?: string;
+  oauthYahooClientId?: string;
+  oauthYahooClientSecret?: string;
   maxBodyBytes?: number;
   maxHeaderBytes?: number;
   ingestThread?: boolean;

@@ -40,11 +40,15 @@ const sha256 = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
  */
 export async function localCopyOf(
   store: Store,
-  folderId: number,
+  folder: { inboxId: number; folderId: number },
   remote: { uid: number; messageId: string; source: Buffer; internalDate?: Date | string },
   lookalikes: RemoteLookalikes | null,
 ): Promise<MessageRow | undefined> {
-  const candidates = await store.imapState.unlinkedByMessageId(folderId, remote.messageId);
+  const candidates = await store.imapState.unlinkedByMessageId(
+    folder.inboxId,
+    folder.folderId,
+    remote.messageId,
+  );
   // Mail this server APPENDed without telling the UID: the oldest copy, as before.
   if (!lookalikes) return candidates[0];
   const hash = sha256(remote.source);

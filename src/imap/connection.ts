@@ -3,6 +3,12 @@ import type { Logger } from 'pino';
 import type { MailroomError } from '../mailbox/errors.js';
 import type { TlsTrust } from '../mailbox/remote.js';
 import { Unprocessable, Upstream } from '../mailbox/errors.js';
+import { RefreshTokenRefused, TokenEndpointFailed } from '../mailbox/connect/oauth2.js';
+
+/** Where OAuth2 access tokens come from (`renew`: the last one was refused, get a new one). */
+export interface TokenSource {
+  get(renew?: boolean): Promise<string>;
+}
 
 /** Errors of a connection that never got through: answered 422 (contract 3), not 502. */
 const UNREACHABLE = new Set([
@@ -60,6 +66,12 @@ export function remoteError(error: unknown, protocol: 'IMAP' | 'SMTP', url: stri
     message?: string;
   };
   const host = hostOf(url);
+  if (error instanceof RefreshTokenRefused) {
+    return new Upstream(
+      `OAuth2: ${error.message}; the mailbox needs a new refresh token (connect it again, or grant access again)`,
+    );
+  }
+  if (error instanceof TokenEndpointFailed) return new Unprocessable(`OAuth2: ${error.message}`);
   const said = (e.responseText ?? e.response ?? e.message ?? String(error)).trim();
   const field = protocol.toLowerCase();
   if (e.code && UNTRUSTED.has(e.code)) {
@@ -88,16 +100,41 @@ export async function openImap(
   url: string,
   timeoutMs: number,
   log: Logger,
-  extra: { checkMs?: number; tls?: TlsTrust } = {},
+  extra: { checkMs?: number; tls?: TlsTrust; tokens?: TokenSource } = {},
 ): Promise<ImapFlow> {
-  const { checkMs } = extra;
+  try {
+    return await loginImap(url, timeoutMs, log, extra, false);
+  } catch (error) {
+    // A token refused before it expired (revoked, or the server's clock): one more try with a new one.
+    if (!extra.tokens || !(error as { authenticationFailed?: boolean }).authenticationFailed)
+      throw remoteError(error, 'IMAP', url);
+    try {
+      return await loginImap(url, timeoutMs, log, extra, true);
+    } catch (again) {
+      throw remoteError(again, 'IMAP', url);
+    }
+  }
+}
+
+async function loginImap(
+  url: string,
+  timeoutMs: number,
+  log: Logger,
+  extra: { checkMs?: number; tls?: TlsTrust; tokens?: TokenSource },
+  renew: boolean,
+): Promise<ImapFlow> {
+  const { checkMs, tokens } = extra;
   const u = new URL(url);
   const secure = u.protocol === 'imaps:';
+  const user = decodeURIComponent(u.username);
   const client = new ImapFlow({
     host: u.hostname,
     port: Number(u.port) || (secure ? 993 : 143),
     secure,
-    auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) },
+    // imapflow logs in with OAUTHBEARER when the server offers it, else XOAUTH2.
+    auth: tokens
+      ? { user, accessToken: await tokens.get(renew) }
+      : { user, pass: decodeURIComponent(u.password) },
     logger: false,
     disableAutoIdle: true,
     ...(checkMs ? { maxIdleTime: checkMs, missingIdleCommand: 'NOOP' as const } : {}),
@@ -113,7 +150,7 @@ export async function openImap(
     await client.connect();
   } catch (error) {
     client.close();
-    throw remoteError(error, 'IMAP', url);
+    throw error;
   }
   return client;
 }

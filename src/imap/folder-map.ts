@@ -24,7 +24,9 @@ const VIRTUAL = new Set(['\\all', '\\flagged', '\\important']);
 function isVirtual(entry: ListResponse, flags: string[]): boolean {
   if (flags.some((f) => VIRTUAL.has(f)) || (entry.specialUse && VIRTUAL.has(entry.specialUse.toLowerCase())))
     return true;
-  const parts = entry.path.split(entry.delimiter || '/').map((p) => p.toLowerCase());
+  const all = entry.path.split(entry.delimiter || '/').map((p) => p.toLowerCase());
+  // Courier and Cyrus keep every folder under the INBOX namespace ("INBOX.[Gmail].Starred").
+  const parts = all.length > 1 && all[0] === 'inbox' ? all.slice(1) : all;
   const leaf = parts.at(-1) ?? '';
   if (leaf === 'all mail') return true;
   const gmail = parts.length === 2 && /^\[(gmail|google mail)\]$/.test(parts[0]!);

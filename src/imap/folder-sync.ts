@@ -2,7 +2,6 @@ import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { parseInbound } from '../mailbox/ingest/parse-message.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../mailbox/ingest/file-message.js';
-import type { ParsedEmail } from '../mail/types.js';
 import type { EventRow } from '../store/events.js';
 import type { FolderRow } from '../store/folders.js';
 import type { InboxRow } from '../store/inboxes.js';
@@ -103,26 +102,29 @@ async function fetchAndFile(
 ): Promise<void> {
   const { deps, client, inbox } = ctx;
   const { store } = deps;
-  const fresh: number[] = [];
-  for (const uid of uids) if (!(await store.imapState.byRemoteUid(folder.id, uid))) fresh.push(uid);
+  const linked = await store.imapState.linkedAmong(folder.id, uids);
+  const fresh = uids.filter((uid) => !linked.has(uid));
   if (fresh.length === 0) return;
   const fetched: FetchMessageObject[] = await client.fetchAll(
-    fresh.join(','),
+    uidSet(fresh),
     { uid: true, flags: true, source: true, internalDate: true },
     { uid: true },
   );
-  const parsed: { message: FetchMessageObject; parsed: ParsedEmail }[] = [];
-  for (const message of fetched) {
-    if (message.source) parsed.push({ message, parsed: await parseInbound(deps, message.source) });
-  }
+  // All at once: large ones go to the parse threads side by side (the batch is bounded in bytes).
+  const parsed = await Promise.all(
+    fetched
+      .filter((message) => message.source && !linked.has(message.uid) && linked.add(message.uid))
+      .map(async (message) => ({ message, parsed: await parseInbound(deps, message.source!) })),
+  );
   const events: EventRow[] = [];
   await store.db.transaction(async () => {
+    // One uid update for the batch (it was a tenth of a sync's time); adopted copies leave gaps.
+    let uid = await store.inboxes.allocateUids(inbox.id, parsed.length);
     for (const { message, parsed: email } of parsed) {
-      if (await store.imapState.byRemoteUid(folder.id, message.uid)) continue;
       const flags = normalFlags(message.flags);
       const adopted = await localCopyOf(
         store,
-        folder.id,
+        { inboxId: inbox.id, folderId: folder.id },
         { ...message, messageId: email.messageId, source: message.source! },
         lookalikes,
       );
@@ -139,6 +141,7 @@ async function fetchAndFile(
         raw: message.source!,
         flags,
         receivedAt: date instanceof Date ? date : date ? new Date(date) : new Date(),
+        uid: uid++,
       });
       await store.imapState.setRemoteUid(row.id, message.uid);
       if (announce) {

@@ -3,6 +3,7 @@ import type { RemoteConfig } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import type { FolderRow } from '../store/folders.js';
 import { nowIso } from '../store/ids.js';
+import type { TokenSource } from './connection.js';
 import { closeImap, hostOf, openImap } from './connection.js';
 import { mapFolders } from './folder-map.js';
 import { dropFolderCopy, dropGoneFolders } from './gone-folders.js';
@@ -31,6 +32,7 @@ export class InboxSync {
     private readonly config: RemoteConfig,
     private readonly lock: Mutex,
     private readonly options: ImapSyncOptions,
+    private readonly tokens?: TokenSource,
   ) {}
 
   start(): void {
@@ -53,6 +55,7 @@ export class InboxSync {
         this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.deps.log, {
           checkMs,
           tls: this.config.imapTls,
+          ...(this.tokens ? { tokens: this.tokens } : {}),
         });
         attempt = 0;
         await this.session(this.client);

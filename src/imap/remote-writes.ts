@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RemoteConfig, RemoteMailbox, SubmitResult } from '../mailbox/remote.js';
 import { MailroomError, Upstream } from '../mailbox/errors.js';
 import type { FolderRow } from '../store/folders.js';
+import type { TokenSource } from './connection.js';
 import { closeImap, openImap, remoteError } from './connection.js';
 import type { Mutex } from './mutex.js';
 import type { ImapSyncOptions } from './options.js';
@@ -22,6 +23,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     private readonly lock: Mutex,
     private readonly options: ImapSyncOptions,
     private readonly log: Logger,
+    private readonly tokens?: TokenSource,
   ) {}
 
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -93,7 +95,14 @@ export class ImapRemoteMailbox implements RemoteMailbox {
   }
 
   submit(envelope: { from: string; to: string[] }, raw: Buffer): Promise<SubmitResult> {
-    return submitSmtp(this.config.smtp, envelope, raw, this.options.connectTimeoutMs, this.config.smtpTls);
+    return submitSmtp(
+      this.config.smtp,
+      envelope,
+      raw,
+      this.options.connectTimeoutMs,
+      this.config.smtpTls,
+      this.tokens,
+    );
   }
 
   private inFolder<T>(folder: FolderRow, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
@@ -110,6 +119,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
         this.client = null;
         this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.log, {
           tls: this.config.imapTls,
+          ...(this.tokens ? { tokens: this.tokens } : {}),
         });
       }
       return await fn(this.client);

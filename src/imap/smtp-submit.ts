@@ -1,10 +1,32 @@
 import nodemailer from 'nodemailer';
 import type { SubmitResult, TlsTrust } from '../mailbox/remote.js';
+import type { TokenSource } from './connection.js';
 import { remoteError, tlsOptions } from './connection.js';
 
-function transportOf(url: string, timeoutMs: number, tls: TlsTrust | undefined) {
+/** XOAUTH2 with the mailbox's tokens; nodemailer asks again with `renew` when one is refused. */
+function oauthOf(url: string, tokens: TokenSource) {
+  return {
+    auth: {
+      type: 'OAuth2',
+      user: decodeURIComponent(new URL(url).username),
+      provisionCallback: (_user: string, renew: boolean, done: (err: Error | null, token?: string) => void) =>
+        tokens.get(renew).then(
+          (token) => done(null, token),
+          (error: Error) => done(error),
+        ),
+    },
+  };
+}
+
+function transportOf(url: string, timeoutMs: number, tls: TlsTrust | undefined, tokens?: TokenSource) {
+  const u = new URL(url);
+  if (tokens) {
+    u.username = '';
+    u.password = '';
+  }
   return nodemailer.createTransport({
-    url,
+    url: u.toString(),
+    ...(tokens ? oauthOf(url, tokens) : {}),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs * 3,
@@ -19,8 +41,9 @@ export async function submitSmtp(
   raw: Buffer,
   timeoutMs: number,
   tls?: TlsTrust,
+  tokens?: TokenSource,
 ): Promise<SubmitResult> {
-  const transport = transportOf(url, timeoutMs, tls);
+  const transport = transportOf(url, timeoutMs, tls, tokens);
   try {
     const info = await transport.sendMail({ envelope, raw });
     const text = (list: unknown[]) =>
@@ -34,8 +57,13 @@ export async function submitSmtp(
 }
 
 /** Connects, greets and logs in (when the URL has credentials), then hangs up. */
-export async function verifySmtp(url: string, timeoutMs: number, tls?: TlsTrust): Promise<void> {
-  const transport = transportOf(url, timeoutMs, tls);
+export async function verifySmtp(
+  url: string,
+  timeoutMs: number,
+  tls?: TlsTrust,
+  tokens?: TokenSource,
+): Promise<void> {
+  const transport = transportOf(url, timeoutMs, tls, tokens);
   try {
     await transport.verify();
   } catch (error) {

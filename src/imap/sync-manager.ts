@@ -1,6 +1,8 @@
 import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { openJson } from '../store/sealing.js';
+import { openJson, sealJson } from '../store/sealing.js';
+import { AccessTokens } from '../mailbox/connect/access-tokens.js';
+import { connectLookups, oauthOf } from '../mailbox/connect/lookups.js';
 import type { InboxRow } from '../store/inboxes.js';
 import { closeImap, openImap } from './connection.js';
 import { InboxSync } from './inbox-sync.js';
@@ -19,6 +21,8 @@ export class ImapSyncManager implements RemoteBackends {
   readonly name = 'imap-sync';
   private readonly syncs = new Map<number, InboxSync>();
   private readonly locks = new Map<number, Mutex>();
+  /** Each OAuth2 inbox's tokens, shared by its sync and its writes (one refresh for both). */
+  private readonly tokens = new Map<number, AccessTokens>();
   private readonly options: ImapSyncOptions;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -49,15 +53,55 @@ export class ImapSyncManager implements RemoteBackends {
   }
 
   of(inbox: InboxRow): RemoteMailbox {
-    return new ImapRemoteMailbox(this.configOf(inbox), this.lockOf(inbox.id), this.options, this.deps.log);
+    const config = this.configOf(inbox);
+    return new ImapRemoteMailbox(
+      config,
+      this.lockOf(inbox.id),
+      this.options,
+      this.deps.log,
+      this.tokensOf(inbox.id, config),
+    );
   }
 
   async verify(config: RemoteConfig): Promise<void> {
+    // A refresh token rotated here is written into `config`, which the caller then stores.
+    const tokens = config.oauth2 ? this.newTokens(config, async () => {}) : undefined;
     const client = await openImap(config.imap, this.options.connectTimeoutMs, this.deps.log, {
       tls: config.imapTls,
+      ...(tokens ? { tokens } : {}),
     });
     await closeImap(client);
-    await verifySmtp(config.smtp, this.options.connectTimeoutMs, config.smtpTls);
+    await verifySmtp(config.smtp, this.options.connectTimeoutMs, config.smtpTls, tokens);
+  }
+
+  private tokensOf(inboxId: number, config: RemoteConfig): AccessTokens | undefined {
+    if (!config.oauth2) return undefined;
+    let tokens = this.tokens.get(inboxId);
+    if (!tokens) {
+      tokens = this.newTokens(config, async () => {
+        const secret = this.deps.config.secret;
+        if (secret) await this.deps.store.inboxes.setRemoteConfig(inboxId, sealJson(secret, config));
+      });
+      this.tokens.set(inboxId, tokens);
+    }
+    return tokens;
+  }
+
+  /** Tokens for `config`'s grant; a rotated refresh token is written into `config`, then `save`d. */
+  private newTokens(config: RemoteConfig, save: () => Promise<void>): AccessTokens {
+    const grant = config.oauth2!;
+    const lookups = connectLookups(this.deps.lookups);
+    const { endpoints, client } = oauthOf(this.deps.config, lookups, grant.provider);
+    return new AccessTokens(
+      endpoints,
+      client,
+      grant.refreshToken,
+      async (rotated) => {
+        grant.refreshToken = rotated;
+        await save();
+      },
+      lookups.fetch,
+    );
   }
 
   inboxesChanged(): void {
@@ -80,6 +124,7 @@ export class ImapSyncManager implements RemoteBackends {
     for (const [id, sync] of this.syncs) {
       if (connected.has(id)) continue;
       this.syncs.delete(id);
+      this.tokens.delete(id);
       void sync.stop();
     }
     for (const [id, inbox] of connected) {
@@ -95,7 +140,17 @@ export class ImapSyncManager implements RemoteBackends {
         continue;
       }
       if (!this.running) return;
-      const sync = new InboxSync(this.deps, id, config, this.lockOf(id), this.options);
+      let tokens: AccessTokens | undefined;
+      try {
+        tokens = this.tokensOf(id, config);
+      } catch (error) {
+        await this.deps.store.inboxes.setSyncState(id, {
+          sync_state: 'error',
+          sync_error: (error as Error).message,
+        });
+        continue;
+      }
+      const sync = new InboxSync(this.deps, id, config, this.lockOf(id), this.options, tokens);
       this.syncs.set(id, sync);
       sync.start();
     }

@@ -6,6 +6,7 @@ import type { RemoteBackends } from './remote.js';
 import type { IngestWriter } from './ingest/ingest-writer.js';
 import type { ParsePool } from './ingest/parse-pool.js';
 import type { EmailWaiters } from './events/wait-for-email.js';
+import type { ConnectLookups } from './connect/lookups.js';
 
 /** What every verb needs. Built once by createMailroom. */
 export interface MailboxDeps {
@@ -21,4 +22,6 @@ export interface MailboxDeps {
   remote?: RemoteBackends;
   /** Requests waiting for mail (`?wait=`, MCP wait_for_email); absent where no server runs. */
   waiters?: EmailWaiters;
+  /** Provider table, DNS and HTTP for connecting mailboxes; the real ones when absent (tests replace them). */
+  lookups?: Partial<ConnectLookups>;
 }

@@ -1,5 +1,6 @@
 import type { FolderRow } from '../store/folders.js';
 import type { InboxRow } from '../store/inboxes.js';
+import type { ProviderName } from './connect/providers.js';
 
 /**
  * Two backends, one interface (ARCHITECTURE rule 5). A hosted inbox's backend is the local
@@ -43,6 +44,14 @@ export interface RemoteConfig {
   /** How the IMAP server's certificate is checked, when not against the system's CAs. */
   imapTls?: TlsTrust;
   smtpTls?: TlsTrust;
+  /** Log in with OAuth2 access tokens (XOAUTH2/OAUTHBEARER) instead of passwords in the URLs. */
+  oauth2?: OAuthGrant;
+}
+
+/** A refresh token from `provider`, whose token endpoint and the team's client (settings) refresh it. */
+export interface OAuthGrant {
+  provider: ProviderName;
+  refreshToken: string;
 }
 
 /**

@@ -64,17 +64,33 @@ export class ImapStateStore {
     );
   }
 
-  /** The local copies in this folder not yet tied to a remote UID with this Message-ID. */
-  async unlinkedByMessageId(folderId: number, messageId: string): Promise<MessageRow[]> {
-    return await this.db.all(
+  /** The local copies in this folder not yet tied to a remote UID with this Message-ID, oldest first. */
+  async unlinkedByMessageId(inboxId: number, folderId: number, messageId: string): Promise<MessageRow[]> {
+    // By (inbox, Message-ID), sorted here: an ORDER BY uid made SQLite walk the whole folder by
+    // uid for every message synced (most of an initial sync's time).
+    const rows = await this.db.all(
       this.db.kysely
         .selectFrom('messages')
         .selectAll()
-        .where('folder_id', '=', folderId)
-        .where('remote_uid', 'is', null)
+        .where('inbox_id', '=', inboxId)
         .where('message_id', '=', messageId)
-        .orderBy('uid'),
+        .where('folder_id', '=', folderId)
+        .where('remote_uid', 'is', null),
     );
+    return rows.sort((a, b) => a.uid - b.uid);
+  }
+
+  /** Which of these remote UIDs already have a local copy in the folder. */
+  async linkedAmong(folderId: number, remoteUids: number[]): Promise<Set<number>> {
+    if (remoteUids.length === 0) return new Set();
+    const rows = await this.db.all(
+      this.db.kysely
+        .selectFrom('messages')
+        .select('remote_uid')
+        .where('folder_id', '=', folderId)
+        .where('remote_uid', 'in', remoteUids),
+    );
+    return new Set(rows.map((r) => r.remote_uid!));
   }
 
   async allIds(folderId: number): Promise<number[]> {

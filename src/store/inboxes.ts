@@ -69,12 +69,29 @@ export class InboxStore {
 
   /** Reserves the next uid of an inbox. Call inside the transaction that inserts the message. */
   async allocateUid(inboxId: number): Promise<number> {
+    return this.allocateUids(inboxId, 1);
+  }
+
+  /**
+   * Reserves `count` consecutive uids and answers the first: one row update for a whole batch
+   * (an IMAP download batch). Uids left unused are gaps, which uids may have (contract 4: unique and stable, not contiguous).
+   */
+  async allocateUids(inboxId: number, count: number): Promise<number> {
     const row = (await this.db.rawFirst(
-      'UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid',
+      'UPDATE inboxes SET uid_next = uid_next + ? WHERE id = ? RETURNING uid_next - ? AS uid',
+      count,
       inboxId,
+      count,
     )) as { uid: number } | undefined;
     if (!row) throw new Error(`inbox ${inboxId} vanished`);
     return row.uid;
+  }
+
+  /** Replaces a connected inbox's sealed settings (an OAuth2 provider rotated the refresh token). */
+  async setRemoteConfig(id: number, sealed: string): Promise<void> {
+    await this.db.run(
+      this.db.kysely.updateTable('inboxes').set({ remote_config: sealed }).where('id', '=', id),
+    );
   }
 
   async setSyncState(

@@ -9,7 +9,7 @@ import { runHostile } from './hostile.js';
 import { runIngest } from './ingest.js';
 import { fillInbox, timeRequests } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
-import { runImapBench, runImapLargeBench } from './imap.js';
+import { printImapBench } from './imap.js';
 import { runSend } from './send.js';
 import { runInProcessWait, runWait } from './wait.js';
 import { runWebhooks } from './webhooks.js';
@@ -131,15 +131,7 @@ async function webhooks() {
 
 async function imap() {
   console.log('\n## IMAP: a connected Dovecot mailbox (needs dovecot-imapd)');
-  const result = await runImapBench();
-  console.log(`initial sync of ${result.messages} messages: ${result.initialSyncSeconds.toFixed(1)} s`);
-  console.log(
-    `new mail (another client's APPEND) to email.received: p50 ${result.newMailP50Ms.toFixed(0)} ms   p99 ${result.newMailP99Ms.toFixed(0)} ms`,
-  );
-  const large = await runImapLargeBench();
-  console.log(
-    `initial sync of ${large.count} messages of ${large.mb} MB: ${large.seconds.toFixed(1)} s, RSS ${large.baselineMb} MB before, ${large.peakMb} MB at peak (+${large.peakMb - large.baselineMb} MB), WAL ${large.walMb} MB after`,
-  );
+  await printImapBench();
 }
 
 async function hostile() {

@@ -156,7 +156,28 @@ describe('inbox connect without a password on the command line', { timeout: 180_
     const right = await connect(['--password-stdin'], 'correct horse battery\n');
     expect(right.code, right.stdout + right.stderr).toBe(0);
     expect(JSON.parse(right.stdout).inbox).toMatchObject({ address: 'owner@external.example', kind: 'imap' });
+    expect(JSON.parse(right.stdout).servers).toMatchObject({ auth: 'password', source: 'the URLs given' });
     expect(right.stdout).not.toContain('correct horse battery');
+  });
+
+  it('takes a provider instead of URLs, and a refresh token from standard input', async () => {
+    const run = (args: string[], input: string) =>
+      mailroom(
+        ['inbox', 'connect', 'someone@contoso.example', '--user', 'alice', '--json', ...args],
+        { MAILROOM_DATA_DIR: dataDir },
+        input,
+      );
+    // Microsoft takes OAuth2 only: refused before anything is tried.
+    const password = await run(['--provider', 'microsoft', '--password-stdin'], 'pw\n');
+    expect(password.code).toBe(1);
+    expect(JSON.parse(password.stdout).error).toMatchObject({
+      code: 'validation_error',
+      message: expect.stringContaining('accept only OAuth2'),
+    });
+    const token = await run(['--provider', 'gmail', '--refresh-token-stdin'], 'rt-secret\n');
+    expect(token.code).toBe(1);
+    expect(JSON.parse(token.stdout).error.message).toContain('MAILROOM_OAUTH_GMAIL_CLIENT_ID');
+    expect(token.stdout).not.toContain('rt-secret');
   });
 });
 

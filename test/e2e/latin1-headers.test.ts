@@ -4,26 +4,7 @@ import type { ImapWorld } from '../helpers/imap-setup.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp } from '../helpers/smtp-session.js';
-
-/** A message from an old mailer: raw 8-bit Latin-1 in its headers, no encoded words. */
-function latin1Message(to: string, contentType: string): Buffer {
-  return Buffer.from(
-    [
-      'From: Ren\xe9 M\xfcller <rene@example.com>',
-      `To: ${to}`,
-      'Subject: Caf\xe9 cr\xe8me \xe0 la fran\xe7aise',
-      'Message-ID: <latin1@example.com>',
-      'Date: Mon, 02 Mar 2026 10:00:00 +0000',
-      'MIME-Version: 1.0',
-      `Content-Type: ${contentType}`,
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      'Voil\xe0.',
-      '',
-    ].join('\r\n'),
-    'latin1',
-  );
-}
+import { latin1Message } from '../helpers/latin1-message.js';
 
 const expected = { subject: 'Café crème à la française', fromName: 'René Müller' };
 

@@ -41,6 +41,12 @@ export interface DovecotOptions {
   extraConfig?: string;
   /** Also listen for IMAP over TLS with this certificate and key (PEM files). */
   tls?: { cert: string; key: string };
+  /**
+   * Also take XOAUTH2 and OAUTHBEARER logins, each token checked by POSTing it to this RFC 7662
+   * introspection URL (Dovecot's oauth2 passdb; the answer's `username` is the user).
+   * Passwords keep working.
+   */
+  oauth2IntrospectionUrl?: string;
 }
 
 /** Dovecot mailbox definitions with their special-use role, created on login. */
@@ -90,7 +96,7 @@ state_dir = ${runDir}
 instance_name = mailroom-test-${port}
 log_path = ${dir}/dovecot.log
 ${options.tls ? `ssl = yes\nssl_cert = <${options.tls.cert}\nssl_key = <${options.tls.key}` : 'ssl = no'}
-auth_mechanisms = plain
+auth_mechanisms = plain${options.oauth2IntrospectionUrl ? ' xoauth2 oauthbearer' : ''}
 disable_plaintext_auth = no
 auth_failure_delay = 0
 default_internal_user = ${root ? 'dovecot' : me}
@@ -101,7 +107,7 @@ passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%u ${passwdFile}
 }
-userdb {
+${options.oauth2IntrospectionUrl ? oauth2Passdb(dir, options.oauth2IntrospectionUrl) : ''}userdb {
   driver = passwd-file
   args = username_format=%u ${passwdFile}
 }
@@ -118,7 +124,11 @@ service imap-login {
 }
 service anvil {
   chroot =
-}
+${
+  // No growing delay after a refused token (Dovecot's auth penalty, up to 15 s), which would
+  // outlast the short-lived tokens the OAuth2 tests issue.
+  options.oauth2IntrospectionUrl ? '  unix_listener anvil-auth-penalty {\n    mode = 0\n  }\n' : ''
+}}
 protocol imap {
   mail_max_userip_connections = 200
 }
@@ -144,19 +154,7 @@ ${options.extraConfig ?? ''}`,
         `${user}:{PLAIN}${password}:${account.uid}:${account.gid}::${mailDir}/${user}\n`,
       );
     },
-    async client(user, password = passwords.get(user) ?? '') {
-      const client = new ImapFlow({
-        host: '127.0.0.1',
-        port,
-        secure: false,
-        doSTARTTLS: false,
-        auth: { user, pass: password },
-        logger: false,
-      });
-      client.on('error', () => {});
-      await client.connect();
-      return client;
-    },
+    client: (user, password = passwords.get(user) ?? '') => loopbackClient(port, user, password),
     async start() {
       child = spawn(DOVECOT_BIN, ['-F', '-c', conf], { stdio: 'ignore', detached: true });
       await waitForPort(port, 10_000);
@@ -204,6 +202,39 @@ ${options.extraConfig ?? ''}`,
   };
   await dovecot.start();
   return dovecot;
+}
+
+/** An oauth2 passdb asking `introspectionUrl` about every token (no cache: a revoked token fails at once). */
+function oauth2Passdb(dir: string, introspectionUrl: string): string {
+  const file = path.join(dir, 'dovecot-oauth2.conf.ext');
+  fs.writeFileSync(
+    file,
+    [
+      `introspection_url = ${introspectionUrl}`,
+      'introspection_mode = post',
+      'force_introspection = yes',
+      'username_attribute = username',
+      'active_attribute = active',
+      'active_value = true',
+      '',
+    ].join('\n'),
+  );
+  return `passdb {\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = ${file}\n}\n`;
+}
+
+/** A plain IMAP client logged in on a loopback test server, without TLS. */
+export async function loopbackClient(port: number, user: string, password: string): Promise<ImapFlow> {
+  const client = new ImapFlow({
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    doSTARTTLS: false,
+    auth: { user, pass: password },
+    logger: false,
+  });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
 }
 
 function canConnect(port: number): Promise<boolean> {

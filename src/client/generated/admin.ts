@@ -117,8 +117,8 @@ export interface paths {
         get: operations["listInboxes"];
         put?: never;
         /**
-         * Create an inbox on a hosted domain, or connect an external mailbox by its IMAP and SMTP URLs
-         * @description With `imap` and `smtp` the login is tried at once: a refused login is 502, an unreachable server 422. The URLs are stored encrypted and never returned.
+         * Create an inbox on a hosted domain, or connect an external mailbox
+         * @description An external mailbox is reached by its `imap` and `smtp` URLs, by a `provider` preset, or by autodiscovery from the address alone (autoconfig document, SRV records, common host names) when `password` or `refreshToken` is given without either; `servers` in the answer says what was chosen and where it came from. A `refreshToken` (with its `provider`) logs in with OAuth2 using the team client of MAILROOM_OAUTH_<PROVIDER>_CLIENT_ID. The login is tried at once: a refused login is 502, an unreachable server 422. Credentials are stored encrypted and never returned.
          */
         post: operations["createInbox"];
         delete?: never;
@@ -205,6 +205,17 @@ export interface components {
             displayName: string;
             /** Format: date-time */
             created_at: string;
+        };
+        ConnectedServers: {
+            /** @example imaps://owner%40example.net@imap.example.net:993 */
+            imap: string;
+            smtp: string;
+            /** @enum {string} */
+            auth: "password" | "oauth2";
+            /** @example the SRV records of example.net (RFC 6186) */
+            source: string;
+            /** @description autodiscovery: what answered nothing first */
+            tried?: string[];
         };
         TlsTrust: {
             /** @description PEM certificate(s) to trust for this server */
@@ -1192,6 +1203,15 @@ export interface operations {
                         url: string;
                         tls?: components["schemas"]["TlsTrust"];
                     };
+                    /**
+                     * @description fills the servers, ports and TLS from a preset
+                     * @enum {string}
+                     */
+                    provider?: "gmail" | "microsoft" | "yahoo" | "icloud" | "fastmail";
+                    /** @description for a provider or autodiscovery, or URLs without one */
+                    password?: string;
+                    /** @description an OAuth2 refresh token from the provider, for the team's client */
+                    refreshToken?: string;
                 };
             };
         };
@@ -1207,6 +1227,7 @@ export interface operations {
                         success: true;
                         data: {
                             inbox: components["schemas"]["AdminInbox"];
+                            servers?: components["schemas"]["ConnectedServers"];
                         };
                     };
                 };
@@ -1266,7 +1287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The IMAP or SMTP server cannot be reached */
+            /** @description The IMAP or SMTP server cannot be reached, or none was discovered */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1294,7 +1315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The IMAP or SMTP server refused the login */
+            /** @description The IMAP or SMTP server (or the OAuth2 provider) refused the login */
             502: {
                 headers: {
                     [name: string]: unknown;

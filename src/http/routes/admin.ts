@@ -29,8 +29,10 @@ import {
   AdminKey,
   AdminKeyWithSecret,
   AdminUser,
+  ConnectedServers,
   userRef,
 } from '../schemas/admin.js';
+import { PROVIDER_NAMES } from '../../mailbox/connect/providers.js';
 import { commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
 
 const adminSecurity = [{ adminAuth: [] }];
@@ -233,11 +235,16 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         'post',
         '/inboxes',
         'createInbox',
-        'Create an inbox on a hosted domain, or connect an external mailbox by its IMAP and SMTP URLs',
+        'Create an inbox on a hosted domain, or connect an external mailbox',
       ),
       description:
-        'With `imap` and `smtp` the login is tried at once: a refused login is 502, an unreachable ' +
-        'server 422. The URLs are stored encrypted and never returned.',
+        'An external mailbox is reached by its `imap` and `smtp` URLs, by a `provider` preset, or ' +
+        'by autodiscovery from the address alone (autoconfig document, SRV records, common host ' +
+        'names) when `password` or `refreshToken` is given without either; `servers` in the answer ' +
+        'says what was chosen and where it came from. A `refreshToken` (with its `provider`) logs in ' +
+        'with OAuth2 using the team client of MAILROOM_OAUTH_<PROVIDER>_CLIENT_ID. The login is tried ' +
+        'at once: a refused login is 502, an unreachable server 422. Credentials are stored encrypted ' +
+        'and never returned.',
       request: jsonBody(
         z
           .object({
@@ -256,6 +263,20 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
                 tls: TlsTrustBody,
               })
               .optional(),
+            provider: z
+              .enum(PROVIDER_NAMES)
+              .optional()
+              .openapi({ description: 'fills the servers, ports and TLS from a preset' }),
+            password: z
+              .string()
+              .min(1)
+              .optional()
+              .openapi({ description: 'for a provider or autodiscovery, or URLs without one' }),
+            refreshToken: z
+              .string()
+              .min(1)
+              .optional()
+              .openapi({ description: "an OAuth2 refresh token from the provider, for the team's client" }),
           })
           .refine((b) => (b.imap === undefined) === (b.smtp === undefined), {
             message: 'an external mailbox needs both imap and smtp',
@@ -264,29 +285,41 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
           .openapi({ dependentRequired: { imap: ['smtp'], smtp: ['imap'] } } as never),
       ),
       responses: {
-        ...created(z.object({ inbox: AdminInbox }), 'The inbox'),
+        ...created(z.object({ inbox: AdminInbox, servers: ConnectedServers.optional() }), 'The inbox'),
         ...errors,
         409: { ...commonErrors[404], description: 'The address is taken' },
-        422: { ...commonErrors[404], description: 'The IMAP or SMTP server cannot be reached' },
-        502: { ...commonErrors[404], description: 'The IMAP or SMTP server refused the login' },
+        422: {
+          ...commonErrors[404],
+          description: 'The IMAP or SMTP server cannot be reached, or none was discovered',
+        },
+        502: {
+          ...commonErrors[404],
+          description: 'The IMAP or SMTP server (or the OAuth2 provider) refused the login',
+        },
       },
     }),
     async (c) => {
       const body = c.req.valid('json');
       const { deps } = c.var;
-      const inbox =
-        body.imap && body.smtp
-          ? await connectInbox(deps, {
-              address: body.address,
-              user: body.user,
-              displayName: body.displayName ?? '',
-              imap: body.imap.url,
-              smtp: body.smtp.url,
-              imapTls: body.imap.tls,
-              smtpTls: body.smtp.tls,
-            })
-          : await addLocalInbox(deps, body.address, body.user, body.displayName ?? '');
-      return ok(c, { inbox: await inboxView(deps, inbox) }, 201);
+      const external = [body.imap, body.provider, body.password, body.refreshToken].some(
+        (v) => v !== undefined,
+      );
+      if (!external) {
+        const inbox = await addLocalInbox(deps, body.address, body.user, body.displayName ?? '');
+        return ok(c, { inbox: await inboxView(deps, inbox) }, 201);
+      }
+      const { inbox, servers } = await connectInbox(deps, {
+        address: body.address,
+        user: body.user,
+        displayName: body.displayName ?? '',
+        ...(body.imap && body.smtp ? { imap: body.imap.url, smtp: body.smtp.url } : {}),
+        ...(body.provider ? { provider: body.provider } : {}),
+        ...(body.password !== undefined ? { password: body.password } : {}),
+        ...(body.refreshToken !== undefined ? { refreshToken: body.refreshToken } : {}),
+        imapTls: body.imap?.tls,
+        smtpTls: body.smtp?.tls,
+      });
+      return ok(c, { inbox: await inboxView(deps, inbox), servers }, 201);
     },
   );
   app.openapi(

@@ -40,6 +40,20 @@ export const AdminInbox = z
   })
   .openapi('AdminInbox');
 
+/** The servers a connected mailbox was given, and where they came from (no password). */
+export const ConnectedServers = z
+  .object({
+    imap: z.string().openapi({ example: 'imaps://owner%40example.net@imap.example.net:993' }),
+    smtp: z.string(),
+    auth: z.enum(['password', 'oauth2']),
+    source: z.string().openapi({ example: 'the SRV records of example.net (RFC 6186)' }),
+    tried: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'autodiscovery: what answered nothing first' }),
+  })
+  .openapi('ConnectedServers');
+
 /** A user by its id (digits) or its name. */
 export const userRef = z
   .union([z.string().min(1), z.number().int()])

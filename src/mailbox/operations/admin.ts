@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { MailboxDeps } from '../deps.js';
-import { Conflict, NotFound, ValidationFailed } from '../errors.js';
+import { Conflict, MailroomError, NotFound, ValidationFailed } from '../errors.js';
 import { isValidAddress } from '../../mail/addresses.js';
 import { nowIso } from '../../store/ids.js';
 import type { DomainRow } from '../../store/domains.js';
@@ -12,6 +12,9 @@ import type { RemoteConfig, TlsTrust } from '../remote.js';
 import { checkTls } from '../remote-trust.js';
 import { requireInbox } from '../access.js';
 import { checkPassword, hashPassword } from './passwords.js';
+import { connectLookups } from '../connect/lookups.js';
+import type { ServerChoice, ServersView } from '../connect/servers.js';
+import { resolveServers } from '../connect/servers.js';
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
 const USER_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -168,7 +171,7 @@ export async function removeInbox(deps: MailboxDeps, address: string, ownerId?: 
   if (inbox.kind === 'imap') deps.remote?.inboxesChanged();
 }
 
-export interface ConnectInput {
+export interface ConnectInput extends ServerChoice {
   address: string;
   /** Put into `imap` when it names a user without a password (a form's separate field). */
   imapPassword?: string;
@@ -176,18 +179,21 @@ export interface ConnectInput {
   smtpPassword?: string;
   user: string | number;
   displayName?: string;
-  imap: string;
-  smtp: string;
   imapTls?: TlsTrust;
   smtpTls?: TlsTrust;
 }
 
 /**
- * An external mailbox (contract 9): the URLs are checked, the IMAP login and the SMTP greeting
- * tried at once (a wrong password or an unreachable host is an error here, not later), and the
- * settings stored sealed with MAILROOM_SECRET. The sync starts right after.
+ * An external mailbox (contract 9): its servers from the URLs, a provider preset or
+ * autodiscovery (resolveServers), the IMAP login and the SMTP greeting tried at once (a wrong
+ * password or an unreachable host is an error here, not later), and the settings, passwords or
+ * OAuth2 refresh token included, stored sealed with MAILROOM_SECRET. The sync starts right after.
+ * Answers the inbox and what was chosen (`servers`: where they came from, never a password).
  */
-export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Promise<InboxRow> {
+export async function connectInbox(
+  deps: MailboxDeps,
+  input: ConnectInput,
+): Promise<{ inbox: InboxRow; servers: ServersView }> {
   const user = await requireUser(deps, input.user);
   const normalized = input.address.trim().toLowerCase();
   if (!isValidAddress(normalized))
@@ -195,22 +201,32 @@ export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Prom
   if (await deps.store.domains.find(normalized.split('@')[1]!)) {
     throw ValidationFailed.field('address', 'this domain is hosted here; use "inbox add" for its inboxes');
   }
-  const config: RemoteConfig = {
-    imap: checkUrl('imap', withPassword(input.imap, input.imapPassword), ['imap:', 'imaps:'], true),
-    smtp: checkUrl(
-      'smtp',
-      withPassword(input.smtp, input.smtpPassword || input.imapPassword),
-      ['smtp:', 'smtps:'],
-      false,
-    ),
-    ...checkTls('imap', input.imapTls),
-    ...checkTls('smtp', input.smtpTls),
-  };
   if (await deps.store.inboxes.findByAddress(normalized))
     throw new Conflict(`inbox ${normalized} already exists`);
+  const servers = await resolveServers(deps.config, connectLookups(deps.lookups), normalized, {
+    ...input,
+    ...(input.imap !== undefined ? { imap: withPassword(input.imap, input.imapPassword) } : {}),
+    ...(input.smtp !== undefined
+      ? { smtp: withPassword(input.smtp, input.smtpPassword || input.imapPassword) }
+      : {}),
+  });
+  const config: RemoteConfig = {
+    imap: checkUrl('imap', servers.imap, ['imap:', 'imaps:'], servers.oauth2 ? 'user' : 'password'),
+    smtp: checkUrl('smtp', servers.smtp, ['smtp:', 'smtps:'], 'none'),
+    ...checkTls('imap', input.imapTls),
+    ...checkTls('smtp', input.smtpTls),
+    ...(servers.oauth2 ? { oauth2: servers.oauth2 } : {}),
+  };
   if (!deps.remote) throw new Error('connecting a mailbox needs the IMAP backend');
   if (!deps.config.secret) throw new Error('MAILROOM_SECRET is not loaded');
-  await deps.remote.verify(config);
+  try {
+    await deps.remote.verify(config);
+  } catch (error) {
+    // Servers the caller did not name: say where they came from, so a wrong guess is plain.
+    if (error instanceof MailroomError && !input.imap)
+      error.message = `${error.message} (IMAP ${servers.view.imap}, SMTP ${servers.view.smtp}, from ${servers.view.source})`;
+    throw error;
+  }
   if (await deps.store.inboxes.findByAddress(normalized))
     throw new Conflict(`inbox ${normalized} already exists`);
   const inbox = await deps.store.db.transaction(async () => {
@@ -225,7 +241,7 @@ export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Prom
     return (await deps.store.inboxes.get(row.id))!;
   });
   deps.remote.inboxesChanged();
-  return inbox;
+  return { inbox, servers: servers.view };
 }
 
 /** `url` with `password` in it when it names a user and carries none; else `url` as given. */
@@ -250,7 +266,12 @@ export async function hostedDomainNames(deps: MailboxDeps): Promise<string[]> {
   return (await deps.store.domains.list()).map((d) => d.name);
 }
 
-function checkUrl(field: string, value: string, protocols: string[], needsLogin: boolean): string {
+function checkUrl(
+  field: string,
+  value: string,
+  protocols: string[],
+  needs: 'password' | 'user' | 'none',
+): string {
   let url: URL;
   try {
     url = new URL(value.trim());
@@ -264,7 +285,9 @@ function checkUrl(field: string, value: string, protocols: string[], needsLogin:
     );
   }
   if (!url.hostname) throw ValidationFailed.field(field, `${field} needs a host`);
-  if (needsLogin && (!url.username || !url.password)) {
+  if (needs === 'user' && !url.username)
+    throw ValidationFailed.field(field, `${field} needs the user name: ${protocols[1]}//user@host`);
+  if (needs === 'password' && (!url.username || !url.password)) {
     throw ValidationFailed.field(
       field,
       `${field} needs the user and password: ${protocols[1]}//user:password@host`,

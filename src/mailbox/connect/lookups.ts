@@ -1,0 +1,57 @@
+import type { Config } from '../../config.js';
+import { ValidationFailed } from '../errors.js';
+import type { AutoconfigDns } from './autodiscover.js';
+import { systemDns } from './autodiscover.js';
+import type { FetchLike, OAuthClient } from './oauth2.js';
+import type { OAuthEndpoints, ProviderName, ProviderTable } from './providers.js';
+import { PROVIDERS } from './providers.js';
+
+/**
+ * What connecting a mailbox looks up outside: the provider table, DNS and HTTP (autodiscovery,
+ * OAuth2 token endpoints). The real ones by default; a test points them at local servers.
+ */
+export interface ConnectLookups {
+  providers: ProviderTable;
+  dns: AutoconfigDns;
+  fetch: FetchLike;
+}
+
+export function connectLookups(given: Partial<ConnectLookups> = {}): ConnectLookups {
+  return {
+    providers: given.providers ?? PROVIDERS,
+    dns: given.dns ?? systemDns(),
+    fetch: given.fetch ?? ((url, init) => fetch(url, init)),
+  };
+}
+
+const CLIENT_SETTINGS: Partial<Record<ProviderName, [keyof Config, keyof Config, string]>> = {
+  gmail: ['oauthGmailClientId', 'oauthGmailClientSecret', 'MAILROOM_OAUTH_GMAIL_CLIENT_ID'],
+  microsoft: ['oauthMicrosoftClientId', 'oauthMicrosoftClientSecret', 'MAILROOM_OAUTH_MICROSOFT_CLIENT_ID'],
+  yahoo: ['oauthYahooClientId', 'oauthYahooClientSecret', 'MAILROOM_OAUTH_YAHOO_CLIENT_ID'],
+};
+
+/**
+ * The token endpoint and the team's OAuth client for a provider, or a 400 naming what is missing
+ * (a provider without OAuth2, or no client id set).
+ */
+export function oauthOf(
+  config: Config,
+  lookups: ConnectLookups,
+  provider: ProviderName,
+): { endpoints: OAuthEndpoints; client: OAuthClient } {
+  const endpoints = lookups.providers[provider].oauth;
+  const settings = CLIENT_SETTINGS[provider];
+  if (!endpoints || !settings)
+    throw ValidationFailed.field(
+      'provider',
+      `${provider} does not take OAuth2 here: give a password instead`,
+    );
+  const clientId = config[settings[0]] as string | undefined;
+  const clientSecret = config[settings[1]] as string | undefined;
+  if (!clientId)
+    throw ValidationFailed.field(
+      'oauth2',
+      `OAuth2 with ${provider} needs the team's client id: set ${settings[2]} (and its _SECRET)`,
+    );
+  return { endpoints, client: { clientId, ...(clientSecret ? { clientSecret } : {}) } };
+}
