@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
+import type { SearchFields } from '../db/dialect.js';
 import { fillEventBody } from './event-bodies.js';
 import type { AttachmentsTable, MessagesTable } from '../db/schema.js';
 
@@ -62,12 +63,6 @@ export interface MessageFilter {
   limit: number;
 }
 
-export interface FtsFields {
-  subject: string;
-  addresses: string;
-  body: string;
-}
-
 export class MessageStore {
   constructor(private readonly db: Db) {}
 
@@ -75,21 +70,38 @@ export class MessageStore {
     row: NewMessage,
     raw: Buffer,
     attachments: Omit<AttachmentRow, 'message_id'>[],
-    fts: FtsFields,
+    fts: SearchFields,
   ): Promise<number> {
     const { lastInsertRowid: id } = await this.db.insert('messages', row);
     await this.db.rawRun('INSERT INTO message_raw (message_id, raw) VALUES (?, ?)', id, raw);
     for (const a of attachments) {
       await this.db.insert('attachments', { ...a, message_id: id });
     }
-    await this.db.rawRun(
-      'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)',
-      id,
-      fts.subject,
-      fts.addresses,
-      fts.body,
-    );
+    await this.index([{ id, fields: fts }]);
     return id;
+  }
+
+  /** Indexes messages for full-text search as this engine does it (see Dialect.searchIndexRow). */
+  async index(messages: { id: number; fields: SearchFields }[]): Promise<void> {
+    if (messages.length === 0) return;
+    const rows = messages.map((m) => this.db.dialect.searchIndexRow(m.id, m.fields));
+    const columns = Object.keys(rows[0]!);
+    const values = rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+    await this.db.rawRun(
+      `INSERT INTO messages_fts (${columns.join(', ')}) VALUES ${values}`,
+      ...rows.flatMap((row) => Object.values(row)),
+    );
+  }
+
+  /** Indexes these messages again (their index rows are replaced). */
+  async reindex(messages: { id: number; fields: SearchFields }[]): Promise<void> {
+    if (messages.length === 0) return;
+    const ids = messages.map((m) => m.id);
+    await this.db.rawRun(
+      `DELETE FROM messages_fts WHERE rowid IN (${ids.map(() => '?').join(', ')})`,
+      ...ids,
+    );
+    await this.index(messages);
   }
 
   async getByUid(inboxId: number, uid: number): Promise<MessageRow | undefined> {

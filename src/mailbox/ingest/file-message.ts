@@ -6,13 +6,11 @@ import type { InboxRow } from '../../store/inboxes.js';
 import type { EventRow } from '../../store/events.js';
 import type { Store } from '../../store/index.js';
 import { nowIso } from '../../store/ids.js';
-import type { FtsFields, MessageRow } from '../../store/messages.js';
+import type { MessageRow } from '../../store/messages.js';
+import { searchFields } from '../../store/search-fields.js';
 import type { DeliveryView, EmailView } from '../reading/email-view.js';
 import { toEmailView } from '../reading/email-view.js';
 import { findThread, newThreadId } from './threading.js';
-
-/** Full-text indexing stops here; the whole text is still stored and returned. */
-const FTS_BODY_LIMIT = 256 * 1024;
 
 export interface FileInput {
   inbox: InboxRow;
@@ -28,31 +26,6 @@ export interface FileInput {
   /** Reuse this uid instead of allocating one (a draft sent keeps its uid). */
   uid?: number;
   threadId?: string;
-}
-
-/** What the full-text index holds for a message: its subject, the sender and recipients, the text. */
-function searchFields(
-  subject: string,
-  fromName: string,
-  fromAddress: string,
-  recipients: string[],
-  text: string,
-): FtsFields {
-  return {
-    subject,
-    addresses: [fromName, fromAddress, ...recipients].join(' '),
-    body: text.length > FTS_BODY_LIMIT ? text.slice(0, FTS_BODY_LIMIT) : text,
-  };
-}
-
-type IndexedColumns =
-  'subject' | 'from_name' | 'from_address' | 'to_addrs' | 'cc_addrs' | 'bcc_addrs' | 'text';
-
-/** The same index text from a stored message row: `mailroom db copy` rebuilds the index with it. */
-export function searchFieldsOfRow(row: Pick<MessageRow, IndexedColumns>): FtsFields {
-  const list = (json: string) => JSON.parse(json) as string[];
-  const recipients = [...list(row.to_addrs), ...list(row.cc_addrs), ...list(row.bcc_addrs)];
-  return searchFields(row.subject, row.from_name, row.from_address, recipients, row.text);
 }
 
 const addressesOf = (list: ParsedAddress[]) => list.map((a) => a.address).filter((a) => a !== '');
