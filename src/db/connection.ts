@@ -38,5 +38,13 @@ export interface Db {
   rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined>;
   rawRun(sql: string, ...params: unknown[]): Promise<RunResult>;
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction on an engine with row locks (PostgreSQL): queues `work` to run in that
+   * transaction after its callback has returned, just before COMMIT (in the order queued; a
+   * failure rolls the transaction back), and answers true. Otherwise answers false and does
+   * nothing: the caller does the work at once. For work that takes a lock every transaction must
+   * take last (the event append's).
+   */
+  deferToCommit(work: () => Promise<void>): boolean;
   close(): Promise<void>;
 }

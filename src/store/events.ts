@@ -9,6 +9,8 @@ import { newId, nowIso } from './ids.js';
 export type EventRow = Selectable<EventsTable> & {
   /** Webhook deliveries queued for this event when it was appended (absent when unknown). */
   webhookDeliveries?: number;
+  /** The one delivery queued for `NewEvent.webhookId`. */
+  deliveryId?: number;
 };
 
 export interface NewEvent {
@@ -22,6 +24,8 @@ export interface NewEvent {
    * out and they are read back from the message when the event is sent.
    */
   bodyOf?: number;
+  /** Queue one delivery to this webhook alone, whatever its status and events (webhook.test). */
+  webhookId?: string;
 }
 
 /** One pending delivery per enabled webhook of the user that wants this kind for this inbox. */
@@ -33,41 +37,76 @@ const fanOutSql = (dialect: Dialect) =>
     AND (w.accounts IS NULL OR CAST(? AS TEXT) IS NULL
       OR EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.accounts', 'a')} WHERE a.value = ?))`;
 
+const pendingDelivery = (webhookId: string, row: EventRow) => ({
+  webhook_id: webhookId,
+  event_seq: row.seq,
+  status: 'pending' as const,
+  next_attempt_at: row.created_at,
+  created_at: row.created_at,
+  updated_at: row.created_at,
+});
+
 export class EventStore {
   constructor(private readonly db: Db) {}
 
   /**
    * Appends an event and one pending delivery for each enabled webhook of the user that wants it.
    * Call inside the transaction of the change that causes the event.
+   *
+   * On PostgreSQL the rows are written at the end of that transaction, just before it commits
+   * (Db.deferToCommit): the lock that keeps `seq` in commit order is then the last lock the
+   * transaction takes, so it can never wait for a row lock (a uid) while holding it, and it is
+   * held for the shortest time. The row answered is complete once the transaction has committed:
+   * read its `seq`, `webhookDeliveries` and `deliveryId` after that.
    */
   async append(event: NewEvent, at = new Date()): Promise<EventRow> {
     const id = newId('evt');
     const created_at = nowIso(at);
     const body = { id, type: event.type, created_at, data: event.data };
     const payload = JSON.stringify(body);
-    const row = { id, type: event.type, user_id: event.userId, inbox_id: event.inboxId, payload, created_at };
     const bodyOf = event.bodyOf ?? null;
+    const row: EventRow = {
+      seq: 0,
+      id,
+      type: event.type,
+      user_id: event.userId,
+      inbox_id: event.inboxId,
+      payload,
+      created_at,
+      body_of: bodyOf,
+    };
     const stored =
       bodyOf === null
         ? payload
         : JSON.stringify(withoutEventBody(body as { data: { email: EventEmailBody } }));
-    const { lastInsertRowid: seq } = await this.db.insert('events', {
-      ...row,
-      payload: stored,
-      body_of: bodyOf,
-    });
-    const queued = await this.db.rawRun(
+    const write = async () => {
+      row.seq = (await this.db.insert('events', { ...row, seq: undefined, payload: stored })).lastInsertRowid;
+      if (event.webhookId === undefined) {
+        row.webhookDeliveries = (await this.fanOut(row, event)).changes;
+        return;
+      }
+      row.deliveryId = (
+        await this.db.insert('webhook_deliveries', pendingDelivery(event.webhookId, row))
+      ).lastInsertRowid;
+      row.webhookDeliveries = 1;
+    };
+    if (!this.db.deferToCommit(write)) await write();
+    return row;
+  }
+
+  private fanOut(row: EventRow, event: NewEvent) {
+    const at = row.created_at;
+    return this.db.rawRun(
       fanOutSql(this.db.dialect),
-      seq,
-      created_at,
-      created_at,
-      created_at,
+      row.seq,
+      at,
+      at,
+      at,
       event.userId,
       event.type,
       event.inboxId,
       event.inboxId,
     );
-    return { ...row, seq, body_of: bodyOf, webhookDeliveries: queued.changes };
   }
 
   /** Events after `afterSeq` for these inboxes, oldest first. */

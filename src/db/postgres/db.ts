@@ -30,7 +30,9 @@ const GENERATED_KEY: Partial<Record<keyof Database, string>> = {
 /**
  * Held from an event's insert to its commit: `events.seq` is handed out at insert, so without it
  * a transaction could commit seq 11 before another commits seq 10, and a reader that has seen 11
- * would never see 10. "events" in ASCII.
+ * would never see 10. EventStore.append inserts at the end of its transaction (deferToCommit), so
+ * this is the last lock any transaction takes: held for the shortest time, and never held while
+ * waiting for a row lock (which could deadlock). "events" in ASCII.
  */
 export const EVENT_APPEND_LOCK_KEY = '435459072627';
 
@@ -49,6 +51,8 @@ const types = {
 interface Tx {
   client: pg.PoolClient;
   live: boolean;
+  /** Work to run just before COMMIT (deferToCommit), in order. */
+  atCommit: (() => Promise<void>)[];
 }
 
 export interface PostgresOptions {
@@ -142,7 +146,7 @@ export class PostgresDb implements Db {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inside.getStore()?.live) return fn();
     const client = await this.connect();
-    const tx: Tx = { client, live: true };
+    const tx: Tx = { client, live: true, atCommit: [] };
     let lost: unknown;
     // A connection that drops between statements says so here; the next statement then fails.
     const onError = (error: unknown) => (lost ??= error);
@@ -151,7 +155,12 @@ export class PostgresDb implements Db {
       await this.onClient(client, 'BEGIN');
       let result: T;
       try {
-        result = await this.inside.run(tx, fn);
+        result = await this.inside.run(tx, async () => {
+          const done = await fn();
+          // Work queued while it runs may queue more; all of it runs before COMMIT.
+          for (let i = 0; i < tx.atCommit.length; i++) await tx.atCommit[i]!();
+          return done;
+        });
       } catch (error) {
         await client.query('ROLLBACK').catch((e: unknown) => (lost ??= e));
         throw this.wrap(error);
@@ -167,6 +176,13 @@ export class PostgresDb implements Db {
       // A connection that failed is closed rather than handed to the next caller.
       client.release(lost ? toError(lost) : undefined);
     }
+  }
+
+  deferToCommit(work: () => Promise<void>): boolean {
+    const tx = this.inside.getStore();
+    if (!tx?.live) return false;
+    tx.atCommit.push(work);
+    return true;
   }
 
   async close(): Promise<void> {
