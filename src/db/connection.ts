@@ -39,12 +39,13 @@ export interface Db {
   rawRun(sql: string, ...params: unknown[]): Promise<RunResult>;
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * Inside a transaction on an engine with row locks (PostgreSQL): queues `work` to run in that
-   * transaction after its callback has returned, just before COMMIT (in the order queued; a
-   * failure rolls the transaction back), and answers true. Otherwise answers false and does
-   * nothing: the caller does the work at once. For work that takes a lock every transaction must
-   * take last (the event append's).
+   * Inside a transaction on an engine with row locks (PostgreSQL): queues `item` for `write`,
+   * which runs in that transaction after its callback has returned, just before COMMIT, once,
+   * with every item queued for it (so one statement can write them all; writers run in the order
+   * first used, and a failure rolls the transaction back); answers true. Otherwise answers false
+   * and queues nothing: the caller writes the item at once. For writes that take a lock every
+   * transaction must take last (the event append's), and writes nothing reads before COMMIT.
    */
-  deferToCommit(work: () => Promise<void>): boolean;
+  writeAtCommit<T>(write: (items: T[]) => Promise<void>, item: T): boolean;
   close(): Promise<void>;
 }

@@ -101,7 +101,7 @@ export class SqliteDb implements Db {
   }
 
   /** Never: one writer at a time holds the whole database, so there is no lock order to keep. */
-  deferToCommit(): boolean {
+  writeAtCommit(): boolean {
     return false;
   }
 

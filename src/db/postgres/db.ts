@@ -30,7 +30,7 @@ const GENERATED_KEY: Partial<Record<keyof Database, string>> = {
 /**
  * Held from an event's insert to its commit: `events.seq` is handed out at insert, so without it
  * a transaction could commit seq 11 before another commits seq 10, and a reader that has seen 11
- * would never see 10. EventStore.append inserts at the end of its transaction (deferToCommit), so
+ * would never see 10. EventStore.append inserts at the end of its transaction (writeAtCommit), so
  * this is the last lock any transaction takes: held for the shortest time, and never held while
  * waiting for a row lock (which could deadlock). "events" in ASCII.
  */
@@ -51,8 +51,10 @@ const types = {
 interface Tx {
   client: pg.PoolClient;
   live: boolean;
-  /** Work to run just before COMMIT (deferToCommit), in order. */
-  atCommit: (() => Promise<void>)[];
+  /** Items to write just before COMMIT (writeAtCommit), by the function that writes them. */
+  atCommit: Map<(items: never[]) => Promise<void>, unknown[]>;
+  /** Whether it holds the event append lock (until it ends). */
+  eventLock?: boolean;
 }
 
 export interface PostgresOptions {
@@ -129,7 +131,9 @@ export class PostgresDb implements Db {
   }
 
   async rawAll<R>(sql: string, ...params: unknown[]): Promise<R[]> {
-    return (await this.query(numberPlaceholders(sql), params)).rows as R[];
+    const numbered = numberPlaceholders(sql);
+    const read = async () => (await this.query(numbered, params)).rows as R[];
+    return /^\s*insert\s+into\s+"?events"?\s/i.test(numbered) ? this.withEventLock(read) : read();
   }
 
   async rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined> {
@@ -146,7 +150,7 @@ export class PostgresDb implements Db {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inside.getStore()?.live) return fn();
     const client = await this.connect();
-    const tx: Tx = { client, live: true, atCommit: [] };
+    const tx: Tx = { client, live: true, atCommit: new Map() };
     let lost: unknown;
     // A connection that drops between statements says so here; the next statement then fails.
     const onError = (error: unknown) => (lost ??= error);
@@ -157,8 +161,7 @@ export class PostgresDb implements Db {
       try {
         result = await this.inside.run(tx, async () => {
           const done = await fn();
-          // Work queued while it runs may queue more; all of it runs before COMMIT.
-          for (let i = 0; i < tx.atCommit.length; i++) await tx.atCommit[i]!();
+          await writeQueued(tx);
           return done;
         });
       } catch (error) {
@@ -178,10 +181,12 @@ export class PostgresDb implements Db {
     }
   }
 
-  deferToCommit(work: () => Promise<void>): boolean {
+  writeAtCommit<T>(write: (items: T[]) => Promise<void>, item: T): boolean {
     const tx = this.inside.getStore();
     if (!tx?.live) return false;
-    tx.atCommit.push(work);
+    const queued = tx.atCommit.get(write) ?? [];
+    queued.push(item);
+    tx.atCommit.set(write, queued);
     return true;
   }
 
@@ -202,9 +207,15 @@ export class PostgresDb implements Db {
         : undefined;
       return { changes: result.rowCount ?? 0, lastInsertRowid: Number(last?.[key!] ?? 0) };
     };
-    if (table !== 'events') return write();
+    return table === 'events' ? this.withEventLock(write) : write();
+  }
+
+  /** `write` (an insert into events) holding the event append lock, taken once per transaction. */
+  private withEventLock<T>(write: () => Promise<T>): Promise<T> {
     return this.transaction(async () => {
-      await this.query('select pg_advisory_xact_lock($1)', [EVENT_APPEND_LOCK_KEY]);
+      const tx = this.inside.getStore()!;
+      if (!tx.eventLock) await this.query('select pg_advisory_xact_lock($1)', [EVENT_APPEND_LOCK_KEY]);
+      tx.eventLock = true;
       return write();
     });
   }
@@ -254,6 +265,15 @@ export class PostgresDb implements Db {
  */
 function storable(value: unknown): unknown {
   return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
+}
+
+/** Everything writeAtCommit queued, each writer once with all its items; writers may queue more. */
+async function writeQueued(tx: Tx): Promise<void> {
+  while (tx.atCommit.size > 0) {
+    const [write, items] = tx.atCommit.entries().next().value!;
+    tx.atCommit.delete(write);
+    await write(items as never[]);
+  }
 }
 
 function toError(value: unknown): Error {

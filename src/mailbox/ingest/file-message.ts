@@ -39,6 +39,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   const receivedAt = nowIso(input.receivedAt);
   const date = parsed.date ? nowIso(parsed.date) : receivedAt;
   const uid = input.uid ?? (await store.inboxes.allocateUid(inbox.id));
+  let newThread = false;
   const threadId =
     input.threadId ??
     (await findThread(store, inbox.id, parsed, parsed.date ?? input.receivedAt)) ??
@@ -46,6 +47,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
 
   async function createThread(): Promise<string> {
     const id = newThreadId();
+    newThread = true;
     await store.threads.create({
       id,
       inbox_id: inbox.id,
@@ -96,7 +98,8 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     attachmentRowsOf(parsed),
     searchFields(row.subject, row.from_name, row.from_address, [...to, ...cc, ...bcc], row.text),
   );
-  await store.threads.touch(threadId, uid, date);
+  // A thread made for this message already has its uid and date as the last.
+  if (!newThread) await store.threads.touch(threadId, uid, date);
   // The row as stored, without reading it back; a test compares it with the database's copy.
   return { ...row, id };
 }
