@@ -70,6 +70,10 @@ export async function copyDatabase(from: string, to: string, options: CopyOption
       throw error;
     }
     // Committed: from here on nothing removes the target.
+    // PostgreSQL plans with statistics its autovacuum gathers some time after a bulk load; until
+    // then a list or a search read the whole inbox (140 ms instead of 0.1 ms at 100,000). A
+    // failure here costs only that wait, not the copy.
+    if (target.db.engine === 'postgres') await target.db.rawRun('ANALYZE').catch(() => {});
     await target.db.close();
     return {
       from: source.name,
