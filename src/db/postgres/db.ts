@@ -55,6 +55,8 @@ interface Tx {
   atCommit: Map<(items: never[]) => Promise<void>, unknown[]>;
   /** Whether it holds the event append lock (until it ends). */
   eventLock?: boolean;
+  /** The last statement sent on its connection: calls made side by side run one after another. */
+  last: Promise<unknown>;
 }
 
 export interface PostgresOptions {
@@ -150,7 +152,7 @@ export class PostgresDb implements Db {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inside.getStore()?.live) return fn();
     const client = await this.connect();
-    const tx: Tx = { client, live: true, atCommit: new Map() };
+    const tx: Tx = { client, live: true, atCommit: new Map(), last: Promise.resolve() };
     let lost: unknown;
     // A connection that drops between statements says so here; the next statement then fails.
     const onError = (error: unknown) => (lost ??= error);
@@ -230,7 +232,12 @@ export class PostgresDb implements Db {
     const tx = this.inside.getStore();
     const params = parameters.map(storable);
     try {
-      if (tx?.live) return await tx.client.query(sql, params);
+      if (tx?.live) {
+        // One connection runs one statement at a time (pg queues them, but deprecates doing so).
+        const run = tx.last.then(() => tx.client.query(sql, params));
+        tx.last = run.catch(() => {});
+        return await run;
+      }
       return await this.pool.query(sql, params);
     } catch (error) {
       throw this.wrap(error);
