@@ -87,7 +87,7 @@ export async function startMailroom(
     await waitForPort(smtpPort, 60_000);
   } catch (error) {
     await stopChild(child);
-    throw new Error(`${(error as Error).message}; the server said:\n${output()}`);
+    throw new Error(`${(error as Error).message}; the server said:\n${output()}`, { cause: error });
   }
   const deadline = Date.now() + 10_000;
   while (!output().includes('Mailroom is running') && Date.now() < deadline)
