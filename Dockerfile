@@ -7,6 +7,8 @@ COPY package.json package-lock.json ./
 COPY bin ./bin
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# npm ci's prepare runs the build, which first writes the client's types (scripts/generate-client.ts).
+COPY scripts ./scripts
 COPY migrations ./migrations
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
@@ -24,6 +26,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
+COPY assets ./assets
 COPY package.json LICENSE ./
 RUN mkdir -p -m 700 /data && chown node:node /data
 USER node

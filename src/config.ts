@@ -11,6 +11,22 @@ const positiveInt = z.coerce.number().int().positive();
 const seconds = z.coerce.number().positive();
 const optionalPath = z.string().min(1).optional();
 
+/**
+ * Web origins allowed to call /api/v1 from a browser: a comma list (or an array), `*` alone for any.
+ * An origin is what a browser sends in `Origin`: scheme, host and port, never a path or a slash.
+ */
+const corsOrigins = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((o) => o.trim()).filter((o) => o !== ''))
+  .refine(
+    (list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s?#]+$/.test(o)),
+    'each origin is scheme://host[:port] as a browser sends it, without a path or a final slash (https://app.example.com), or *',
+  )
+  .refine(
+    (list) => !list.includes('*') || list.length === 1,
+    '* stands alone: it already allows every origin',
+  );
+
 /** Every setting: its MAILROOM_* variable, default and meaning (test/docs checks the README lists each one). */
 export const settings = {
   host: {
@@ -65,6 +81,19 @@ export const settings = {
     default: undefined,
     secret: true,
     help: 'API key the first-start bootstrap creates, instead of a random one it prints (never printed or logged)',
+  },
+  publicUrl: {
+    env: 'MAILROOM_PUBLIC_URL',
+    schema: z
+      .string()
+      .regex(
+        /^https?:\/\/[^/\s]+\/?$/,
+        'must be http:// or https:// and a host (with a port if needed), no path',
+      )
+      .transform((v) => v.replace(/\/$/, ''))
+      .optional(),
+    default: undefined,
+    help: 'the address people reach the dashboard at, as in their browser: sign-in links use it, https makes cookies Secure (default http://<host>:<http port>)',
   },
   hostname: {
     env: 'MAILROOM_HOSTNAME',
@@ -181,6 +210,12 @@ export const settings = {
     default: false,
     help: 'allow webhook URLs on loopback and private networks (development, tests)',
   },
+  corsOrigins: {
+    env: 'MAILROOM_CORS_ORIGINS',
+    schema: corsOrigins,
+    default: [] as string[],
+    help: 'web origins whose pages may call /api/v1 from a browser (comma list, * for any, then without credentials); unset: none',
+  },
   rateLimit: {
     env: 'MAILROOM_RATE_LIMIT',
     schema: positiveInt,
@@ -274,6 +309,12 @@ export const settings = {
     default: 'full',
     help: "SQLite synchronous: 'full' survives power loss, 'normal' only a crash",
   },
+  memory: {
+    env: 'MAILROOM_MEMORY',
+    schema: bool,
+    default: false,
+    help: 'keep everything in memory (SQLite :memory:, a secret made at start): nothing is written to disk and all is gone at stop; for tests',
+  },
   shutdownGrace: {
     env: 'MAILROOM_SHUTDOWN_GRACE',
     schema: seconds,
@@ -321,6 +362,16 @@ export type ConfigOverrides = Partial<Config>;
 
 export class ConfigError extends Error {}
 
+/**
+ * MAILROOM_PUBLIC_URL, or http://<host>:<port> of the listener (`port`: the one bound, when the
+ * setting was 0). A wildcard host is shown as 127.0.0.1.
+ */
+export function publicUrlOf(config: Config, port = config.httpPort): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** Settings that are URLs with credentials: shown only parsed, with the password masked. */
 const URL_SETTINGS = new Set<string>(['relayUrl', 'databaseUrl']);
 
@@ -365,7 +416,12 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     out[key] = parsed.data;
   }
   const config = out as Config;
-  config.dbFile = overrides.dbFile ?? path.join(config.dataDir, 'mailroom.db');
+  if (config.memory && config.databaseUrl) {
+    throw new ConfigError(
+      'MAILROOM_MEMORY keeps the data in memory: it cannot go with MAILROOM_DATABASE_URL',
+    );
+  }
+  config.dbFile = overrides.dbFile ?? (config.memory ? ':memory:' : path.join(config.dataDir, 'mailroom.db'));
   if (config.outbound === 'relay' && !config.relayUrl) {
     throw new ConfigError('MAILROOM_RELAY_URL is required when MAILROOM_OUTBOUND=relay');
   }

@@ -5,10 +5,12 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
-import { ConfigError, loadConfig, redactCredentials } from './config.js';
+import { ConfigError, loadConfig, publicUrlOf, redactCredentials } from './config.js';
 import type { Db } from './db/connection.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
+import type { Hono } from 'hono';
+import { registerDashboard } from './dashboard/app.js';
 import { createHttpApp } from './http/app.js';
 import type { ImapSyncOptions } from './imap/options.js';
 import { ImapSyncManager } from './imap/sync-manager.js';
@@ -17,6 +19,7 @@ import { createEventStreamRoutes } from './http/routes/events-stream.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/operations/admin.js';
 import { createDeliveryWorker } from './mailbox/sending/delivery.js';
+import { createSignInLink } from './mailbox/operations/sign-in.js';
 import type { MailboxDeps } from './mailbox/deps.js';
 import { IngestWriter } from './mailbox/ingest/ingest-writer.js';
 import { ParsePool } from './mailbox/ingest/parse-pool.js';
@@ -24,6 +27,9 @@ import { storageWritable } from './mailbox/operations/readiness.js';
 import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
 import { EmailWaiters } from './mailbox/events/wait-for-email.js';
 import { EventTail } from './mailbox/events/event-tail.js';
+import { suiteHelpers } from './embed/helpers.js';
+import type { SuiteHelpers } from './embed/helpers.js';
+import type { BootstrapResult } from './embed/public.js';
 import type { DnsResolver } from './smtp/auth-check.js';
 import { closeSmtpServer, createSmtpServer } from './smtp/server.js';
 import type { OutboundOptions } from './outbound/options.js';
@@ -58,22 +64,16 @@ export interface MailroomOptions extends ConfigOverrides {
   imapOptions?: Partial<ImapSyncOptions>;
 }
 
-export interface BootstrapResult {
-  domain: string;
-  user: string;
-  inbox: string;
-  apiKey: string;
-  /** The key came from MAILROOM_BOOTSTRAP_KEY: its owner has it, so it is not printed. */
-  keyGiven: boolean;
-}
+export type { BootstrapResult };
 
-export interface Mailroom {
+/** The package's Mailroom (src/embed/public.ts) and what the CLI and this project's tests use besides. */
+export interface Mailroom extends SuiteHelpers {
   config: Config;
   /** Its `store` (and `db`) can be used once the data directory is open: after open() or start(). */
   deps: MailboxDeps;
   readonly db: Db;
   app: OpenAPIHono<AppEnv>;
-  http: { port: number };
+  http: { port: number; url: string };
   smtp: { port: number };
   /** Filled when this start bootstrapped an empty database. */
   bootstrap: BootstrapResult | null;
@@ -85,6 +85,7 @@ export interface Mailroom {
   open(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
+  fetch(request: Request): Promise<Response>;
 }
 
 /**
@@ -178,6 +179,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     extraRoutes: [registerWebhookRoutes, eventStreams.register],
     authFailureWindowMs: options.authFailureWindowMs,
   });
+  // The dashboard's pages, on the same app at / (the API stays under /api/v1 and /admin/v1).
+  registerDashboard(app as unknown as Hono<AppEnv>, eventStreams.streamFeed);
   const httpServer = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { maxHeaderSize: config.maxHeaderBytes },
@@ -191,9 +194,18 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       return dataDir().db;
     },
     app,
-    http: { port: 0 },
+    http: { port: 0, url: '' },
     smtp: { port: 0 },
     bootstrap: null,
+    fetch: async (request) => app.fetch(request),
+    ...suiteHelpers(deps, async () => {
+      if (!config.bootstrap) return;
+      mailroom.bootstrap = await bootstrap(
+        deps,
+        mailroom.http.port,
+        mailroom.bootstrap?.apiKey ?? config.bootstrapKey,
+      );
+    }),
 
     open() {
       opening ??= (async () => {
@@ -218,9 +230,11 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       mailroom.smtp.port = (smtpServer.server.address() as AddressInfo).port;
       await listen(httpServer, config.httpPort, config.host, 'HTTP', 'MAILROOM_HTTP_PORT');
       mailroom.http.port = (httpServer.address() as AddressInfo).port;
+      mailroom.http.url = `http://${urlHost(config.host)}:${mailroom.http.port}`;
       // After the listeners: a start that fails (port taken) must not use up the once-shown key.
       const { store } = dataDir();
-      if (config.bootstrap && (await store.users.count()) === 0) mailroom.bootstrap = await bootstrap(deps);
+      if (config.bootstrap && (await store.users.count()) === 0)
+        mailroom.bootstrap = await bootstrap(deps, mailroom.http.port);
       else if (config.bootstrapKey && !(await store.apiKeys.authenticate(config.bootstrapKey))) {
         log.warn('MAILROOM_BOOTSTRAP_KEY is not an active key: it is used only by the first start');
       }
@@ -259,14 +273,25 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   return mailroom;
 }
 
-async function bootstrap(deps: MailboxDeps): Promise<BootstrapResult> {
+async function bootstrap(
+  deps: MailboxDeps,
+  httpPort: number,
+  given = deps.config.bootstrapKey,
+): Promise<BootstrapResult> {
   const domain =
     (await deps.store.domains.find(deps.config.domain)) ?? (await addDomain(deps, deps.config.domain));
-  const user = await addUser(deps, 'default');
+  const user = await addUser(deps, 'default', { admin: true });
   const inbox = await addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
-  const given = deps.config.bootstrapKey;
   const { key } = await createKey(deps, user.id, 'bootstrap', given);
-  return { domain: domain.name, user: user.name, inbox: inbox.address, apiKey: key, keyGiven: !!given };
+  const signInLink = `${publicUrlOf(deps.config, httpPort)}/sign-in/link/${await createSignInLink(deps, user.id)}`;
+  return {
+    domain: domain.name,
+    user: user.name,
+    inbox: inbox.address,
+    apiKey: key,
+    keyGiven: !!given,
+    signInLink,
+  };
 }
 
 /** Listens; a port that cannot be had is a ConfigError naming the port and its setting. */
@@ -311,6 +336,12 @@ function listenProblem(
     );
   }
   return error;
+}
+
+/** The host part of a URL that reaches this listener: a wildcard address is reached on loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<unknown> {

@@ -9,6 +9,7 @@ import {
   domainView,
   inboxView,
   keyView,
+  listKeys,
   removeDomain,
   removeInbox,
   removeUser,
@@ -19,7 +20,9 @@ import { withDeps } from './admin-context.js';
 import { CliError } from './errors.js';
 import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';
-import { fillPasswords } from './passwords.js';
+import { fillPasswords, readNewPassword } from './passwords.js';
+import { setUserPassword } from '../mailbox/operations/sign-in.js';
+import { publicUrlOf } from '../config.js';
 
 export const common = (cmd: Command) =>
   cmd
@@ -68,16 +71,45 @@ export function registerAdminCommands(program: Command): void {
   );
 
   const user = program.command('user').description('users own inboxes, labels, webhooks and API keys');
-  common(user.command('add <name>').description('create a user')).action((name: string, o: Common) =>
-    withDeps(o, async (deps) => {
-      const row = await addUser(deps, name);
-      print(!!o.json, { user: row }, () => `user ${row.name} added (id ${row.id})`);
-    }),
+  common(
+    user
+      .command('add <name>')
+      .description('create a user')
+      .option('--password', 'give it a dashboard password (asked for without echo)')
+      .option('--password-stdin', 'read the dashboard password from standard input')
+      .option('--admin', 'the user also sees the admin pages of the dashboard'),
+  ).action(
+    async (name: string, o: Common & { password?: boolean; passwordStdin?: boolean; admin?: boolean }) => {
+      // Asked before the database is opened: a prompt must not hold it.
+      const password =
+        o.password || o.passwordStdin ? await readNewPassword(!!o.passwordStdin, name) : undefined;
+      await withDeps(o, async (deps) => {
+        const row = await addUser(deps, name, { admin: !!o.admin, password });
+        print(!!o.json, { user: row }, () =>
+          [
+            `user ${row.name} added (id ${row.id})${row.admin ? ', an admin' : ''}`,
+            ...(password ? [`it signs in to the dashboard at ${publicUrlOf(deps.config)}/sign-in`] : []),
+          ].join('\n'),
+        );
+      });
+    },
   );
+  common(
+    user
+      .command('passwd <name>')
+      .description("set a user's dashboard password (its open sessions end)")
+      .option('--password-stdin', 'read the password from standard input'),
+  ).action(async (name: string, o: Common & { passwordStdin?: boolean }) => {
+    const password = await readNewPassword(!!o.passwordStdin, name);
+    await withDeps(o, async (deps) => {
+      const row = await setUserPassword(deps, name, password);
+      print(!!o.json, { user: row }, () => `password of ${row.name} set`);
+    });
+  });
   common(user.command('list').description('list users')).action((o: Common) =>
     withDeps(o, async (deps) => {
       const users = await deps.store.users.list();
-      print(!!o.json, { users }, () => table(users, ['id', 'name', 'created_at']));
+      print(!!o.json, { users }, () => table(users, ['id', 'name', 'admin', 'created_at']));
     }),
   );
   common(user.command('remove <name>').description('remove a user and everything it owns')).action(
@@ -111,7 +143,7 @@ export function registerAdminCommands(program: Command): void {
   ).action((o: Common & { user?: string }) =>
     withDeps(o, async (deps) => {
       const userId = o.user !== undefined ? (await requireUser(deps, o.user)).id : undefined;
-      const keys = await Promise.all((await deps.store.apiKeys.list(userId)).map((k) => keyView(deps, k)));
+      const keys = await listKeys(deps, userId);
       print(!!o.json, { keys }, () =>
         table(keys, ['id', 'name', 'prefix', 'user', 'created_at', 'last_used_at', 'revoked_at']),
       );

@@ -59,6 +59,25 @@ export async function fillPasswords(urls: Urls, fromStdin: boolean): Promise<Url
   };
 }
 
+/**
+ * A user's new dashboard password: the first line of standard input with --password-stdin, else
+ * asked for twice on the terminal without echo.
+ */
+export async function readNewPassword(fromStdin: boolean, name: string): Promise<string> {
+  if (fromStdin) return (await readStdin()).split(/\r?\n/)[0] ?? '';
+  if (!process.stdin.isTTY) {
+    throw new CliError(
+      'validation_error',
+      'no terminal to ask the password on: give it on standard input with --password-stdin',
+    );
+  }
+  const first = await promptHidden(`New password for ${name}: `);
+  const again = await promptHidden('The same again: ');
+  if (first !== again)
+    throw new CliError('validation_error', 'the two passwords differ; nothing was changed');
+  return first;
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

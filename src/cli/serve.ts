@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { settings } from '../config.js';
+import { publicUrlOf, settings } from '../config.js';
 import type { ConfigOverrides } from '../config.js';
 import type { Mailroom } from '../mailroom.js';
 
@@ -65,6 +65,8 @@ async function announce(mailroom: Mailroom): Promise<void> {
     lines.push(
       '',
       `First start: created domain ${boot.domain}, user ${boot.user}, inbox ${boot.inbox}.`,
+      'Open the dashboard with this one-time sign-in link (valid 15 minutes; later: mailroom user passwd):',
+      `  ${boot.signInLink}`,
       ...(boot.keyGiven
         ? ['API key: the one given in MAILROOM_BOOTSTRAP_KEY.']
         : ['API key (shown only now; store it):', `  ${boot.apiKey}`]),
@@ -95,6 +97,7 @@ async function keyHint(mailroom: Mailroom): Promise<string[]> {
   }
   const user = users.find((u) => u.name === 'default') ?? users[0]!;
   return [
+    `Dashboard: ${publicUrlOf(mailroom.config, mailroom.http.port)}/  (a password: npx mailroom user passwd ${user.name}${dataDir})`,
     'API keys are shown only when they are made. A new one (list or revoke: npx mailroom key list):',
     `  npx mailroom key create --user ${user.name}${dataDir}`,
   ];

@@ -6,6 +6,9 @@ export interface UsersTable {
   id: Generated<number>;
   name: string;
   created_at: string;
+  /** scrypt$N$r$p$salt$hash (migration 009); null: the user cannot sign in with a password. */
+  password_hash: string | null;
+  admin: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -211,6 +214,28 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface DashboardSessionsTable {
+  token_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+export interface SignInLinksTable {
+  token_hash: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface SignInFailuresTable {
+  client: string;
+  window_start: string;
+  failures: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -230,4 +255,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   settings: SettingsTable;
+  dashboard_sessions: DashboardSessionsTable;
+  sign_in_links: SignInLinksTable;
+  sign_in_failures: SignInFailuresTable;
 }

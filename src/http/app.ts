@@ -5,6 +5,7 @@ import type { AppEnv } from './context.js';
 import { handleError, sendValidationError } from './errors.js';
 import { notFoundOrNotAllowed } from './method-not-allowed.js';
 import { apiKeyAuth } from './middleware/auth.js';
+import { apiCors } from './middleware/cors.js';
 import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
@@ -81,6 +82,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const authenticate = apiKeyAuth(apiThrottle);
   const limiter = rateLimit(deps.config.rateLimit);
   const isPublic = (path: string) => path === '/api/v1/openapi.json';
+  const cors = apiCors(deps.config.corsOrigins); // first: a preflight carries no key
+  if (cors) api.use('*', cors);
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : throttled(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : authenticate(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : limiter(c, next)));

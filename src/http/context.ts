@@ -9,5 +9,7 @@ export interface AppEnv {
     account: string;
     /** X-Request-Id of this request (middleware/request-log.ts), in its log lines. */
     requestId: string;
+    /** Set when a stream token (`GET /events?token=`) authenticated the request: the inbox it is for, or null for all. */
+    streamTokenAccount?: string | null;
   };
 }

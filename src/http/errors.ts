@@ -31,6 +31,9 @@ export const UNAVAILABLE_RETRY_AFTER_S = 30;
 
 export type HttpErrorCode = keyof typeof STATUS;
 
+/** The HTTP status of an error code (the dashboard answers its pages with the same ones). */
+export const statusOfCode = (code: HttpErrorCode): ContentfulStatusCode => STATUS[code];
+
 /** Every code an error response may carry, for the OpenAPI document. */
 export const HTTP_ERROR_CODES = Object.keys(STATUS) as [HttpErrorCode, ...HttpErrorCode[]];
 

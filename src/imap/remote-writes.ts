@@ -6,6 +6,7 @@ import type { FolderRow } from '../store/folders.js';
 import { closeImap, openImap, remoteError } from './connection.js';
 import type { Mutex } from './mutex.js';
 import type { ImapSyncOptions } from './options.js';
+import { uidSet } from './size-batches.js';
 import { submitSmtp } from './smtp-submit.js';
 
 /**
@@ -57,6 +58,20 @@ export class ImapRemoteMailbox implements RemoteMailbox {
   async expunge(folder: FolderRow, remoteUid: number): Promise<void> {
     await this.inFolder(folder, async (client) => {
       check(await client.messageDelete(String(remoteUid), { uid: true }), 'EXPUNGE');
+    });
+  }
+
+  async moveMany(from: FolderRow, remoteUids: number[], to: FolderRow): Promise<Map<number, number> | null> {
+    return this.inFolder(from, async (client) => {
+      const result = await client.messageMove(uidSet(remoteUids), to.remote_path!, { uid: true });
+      if (!result) throw new Upstream(`the IMAP server refused to move the messages to ${to.remote_path}`);
+      return result.uidMap ?? null;
+    });
+  }
+
+  async expungeMany(folder: FolderRow, remoteUids: number[]): Promise<void> {
+    await this.inFolder(folder, async (client) => {
+      check(await client.messageDelete(uidSet(remoteUids), { uid: true }), 'EXPUNGE');
     });
   }
 

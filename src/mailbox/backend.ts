@@ -14,7 +14,7 @@ export function remoteOf(deps: MailboxDeps, inbox: InboxRow): RemoteMailbox | nu
 }
 
 /** The remote UID a write needs; mail not yet seen on the server cannot be changed there. */
-export function remoteUidOf(message: MessageRow): number {
+export function remoteUidOf(message: Pick<MessageRow, 'uid' | 'remote_uid'>): number {
   if (message.remote_uid === null) {
     throw new Unprocessable(
       `email ${message.uid} is not on the mail server yet; try again after the next sync`,

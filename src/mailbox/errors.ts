@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unprocessable'
+  | 'rate_limited'
   | 'upstream_error'
   | 'unavailable'
   | 'internal_error';

@@ -16,6 +16,13 @@ export interface RemoteMailbox {
   move(from: FolderRow, remoteUid: number, to: FolderRow): Promise<number | null>;
   /** Deletes a message for good (\Deleted, then UID EXPUNGE). */
   expunge(folder: FolderRow, remoteUid: number): Promise<void>;
+  /**
+   * Moves several messages in one command (emptying a folder); answers the UID each got in the
+   * destination, by its UID in `from`, when the server tells them (UIDPLUS).
+   */
+  moveMany(from: FolderRow, remoteUids: number[], to: FolderRow): Promise<Map<number, number> | null>;
+  /** Deletes several messages for good in one command. */
+  expungeMany(folder: FolderRow, remoteUids: number[]): Promise<void>;
   /** Creates a folder (an existing one is fine); answers its path on the server. */
   createFolder(name: string): Promise<string>;
   /** Appends a message; answers its UID when the server tells it. */

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
 import { ApiKeyStore } from './api-keys.js';
+import { DashboardSessionStore } from './dashboard-sessions.js';
 import { DeliveryStore } from './deliveries.js';
 import { DomainStore } from './domains.js';
 import { EventStore } from './events.js';
@@ -11,6 +12,7 @@ import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
+import { ResetStore } from './reset.js';
 import { Sealer } from './sealing.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
@@ -29,6 +31,7 @@ export function createStore(db: Db, secret: string) {
     groupCommit: new GroupCommit(db),
     users: new UserStore(db),
     apiKeys: new ApiKeyStore(db),
+    dashboardSessions: new DashboardSessionStore(db),
     domains: new DomainStore(db, sealer),
     inboxes: new InboxStore(db),
     folders: new FolderStore(db),
@@ -43,6 +46,7 @@ export function createStore(db: Db, secret: string) {
     webhookDeliveries: new WebhookDeliveryStore(db, sealer),
     imapState: new ImapStateStore(db),
     health: new HealthStore(db),
+    reset: new ResetStore(db),
   };
 }
 

@@ -274,6 +274,17 @@ export class MessageStore {
     );
   }
 
+  /** Every message of a folder (id, uid and the remote UID of a connected inbox's copy), oldest uid first. */
+  async allInFolder(folderId: number): Promise<Pick<MessageRow, 'id' | 'uid' | 'remote_uid'>[]> {
+    return this.db.all(
+      this.db.kysely
+        .selectFrom('messages')
+        .select(['id', 'uid', 'remote_uid'])
+        .where('folder_id', '=', folderId)
+        .orderBy('uid'),
+    );
+  }
+
   /** Moves every message of one folder into another; returns how many moved. */
   async moveAll(fromFolderId: number, toFolderId: number, trashedAt: string | null): Promise<number> {
     return (

@@ -11,7 +11,7 @@ import { fillInbox, timeRequests } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
 import { runImapBench, runImapLargeBench } from './imap.js';
 import { runSend } from './send.js';
-import { runWait } from './wait.js';
+import { runInProcessWait, runWait } from './wait.js';
 import { runWebhooks } from './webhooks.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { copyDatabase } from '../../src/db/copy/copy.js';
@@ -199,6 +199,15 @@ async function wait() {
   );
   console.log(
     `server RSS: ${r.idleRssMb.toFixed(0)} MB idle, ${r.waitingRssMb.toFixed(0)} MB holding the waiters`,
+  );
+  console.log('\n## In-process mailroom.waitForEmail: one wait parked, one SMTP delivery, repeated');
+  const w = await runInProcessWait();
+  console.log(
+    `${w.deliveries} deliveries: SMTP 250 to waitForEmail resolved (email read whole) p50 ${w.afterAccepted.p50.toFixed(2)} ms   p99 ${w.afterAccepted.p99.toFixed(2)} ms` +
+      `   (resolved before the 250 reached the client: ${w.resolvedFirst} of ${w.deliveries})`,
+  );
+  console.log(
+    `SMTP send start to waitForEmail resolved p50 ${w.afterSendStart.p50.toFixed(1)} ms   p99 ${w.afterSendStart.p99.toFixed(1)} ms`,
   );
 }
 

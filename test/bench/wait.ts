@@ -1,9 +1,13 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import nodemailer from 'nodemailer';
+import { createMailroom } from '../../src/mailroom.js';
 import { percentiles } from './list.js';
 import type { Latency } from './list.js';
 import { startMailroom } from './processes.js';
+import { SmtpLoadConnection } from './smtp-client.js';
 
 const WAITERS = Number(process.env.BENCH_WAITERS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_WAIT_ROUNDS ?? 5);
@@ -77,4 +81,65 @@ export async function runWait(): Promise<{
     await server.stop();
   }
   return { latency: percentiles(samples), waiters: WAITERS, rounds: ROUNDS, idleRssMb, waitingRssMb };
+}
+
+const IN_PROCESS_DELIVERIES = Number(process.env.BENCH_WAIT_DELIVERIES ?? 300);
+
+/**
+ * The in-process `mailroom.waitForEmail` as a test suite uses it: a server in this process (on
+ * files, default settings), one wait parked per delivery, then one message over SMTP on a
+ * persistent connection, `IN_PROCESS_DELIVERIES` times. Two times per delivery: from the SMTP
+ * 250 (the message committed) to the promise resolving with the email read whole, negative when
+ * it resolved before the 250 reached the client; and from the start of the send.
+ */
+export async function runInProcessWait(): Promise<{
+  afterAccepted: Latency;
+  afterSendStart: Latency;
+  resolvedFirst: number;
+  deliveries: number;
+}> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-wait-'));
+  const mailroom = createMailroom({
+    env: {},
+    dataDir,
+    httpPort: 0,
+    smtpPort: 0,
+    verifyAuth: false,
+    logLevel: 'silent',
+  });
+  await mailroom.start();
+  const account = mailroom.bootstrap!.inbox;
+  const smtp = await SmtpLoadConnection.open(mailroom.smtp.port);
+  const afterAccepted: number[] = [];
+  const afterSendStart: number[] = [];
+  try {
+    for (let i = 0; i < IN_PROCESS_DELIVERIES; i++) {
+      const subject = `delivery-${i}`;
+      const resolved = mailroom
+        .waitForEmail({ account, subject, timeoutMs: 10_000 })
+        .then(() => performance.now());
+      // Parked before the send, so what is timed is the wake on commit, not a first look.
+      while ((mailroom.deps.waiters?.size ?? 0) === 0) await new Promise((r) => setImmediate(r));
+      const raw = Buffer.from(
+        `From: bench@example.com\r\nTo: ${account}\r\nSubject: ${subject}\r\n` +
+          `Date: ${new Date().toUTCString()}\r\nMessage-ID: <${subject}@bench>\r\n\r\nwake up\r\n`,
+      );
+      const started = performance.now();
+      await smtp.send('bench@example.com', account, raw);
+      const accepted = performance.now();
+      const at = await resolved;
+      afterAccepted.push(at - accepted);
+      afterSendStart.push(at - started);
+    }
+  } finally {
+    await smtp.close();
+    await mailroom.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return {
+    afterAccepted: percentiles(afterAccepted),
+    afterSendStart: percentiles(afterSendStart),
+    resolvedFirst: afterAccepted.filter((ms) => ms < 0).length,
+    deliveries: IN_PROCESS_DELIVERIES,
+  };
 }

@@ -17,6 +17,12 @@ describe('README', () => {
     }
   });
 
+  it('shows, as its vitest example, the very suite the package test runs in a project of its own', () => {
+    const example = /```ts\n([\s\S]*?)```/.exec(section('Use it in your tests'))?.[1];
+    const consumer = fs.readFileSync(new URL('../consumer/mail.test.ts', import.meta.url), 'utf8');
+    expect(example).toBe(consumer);
+  });
+
   it('gives the two commands a newcomer needs', () => {
     expect(readme).toContain('npm start');
     expect(readme).toContain('npm test');

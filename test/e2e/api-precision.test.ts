@@ -26,6 +26,8 @@ const JSON_ROUTES: [method: string, path: string][] = [
   ['POST', '/webhooks'],
   ['PATCH', '/webhooks/wh_1'],
 ];
+/** Routes whose JSON body may also be left out (an empty body is no body, not invalid JSON). */
+const OPTIONAL_BODY_ROUTES: [method: string, path: string][] = [['POST', '/events/token']];
 
 describe('API precision (issue 11)', { timeout: 30_000 }, () => {
   let server: TestServer;
@@ -48,6 +50,22 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
         code: 'invalid_json',
       });
       expect(json.error.message).toMatch(/JSON/);
+    }
+  });
+
+  it('takes no body where the body is optional, and still checks one that is given', async () => {
+    for (const [method, path] of OPTIONAL_BODY_ROUTES) {
+      const url = `${server.baseUrl}/api/v1${path}`;
+      const authorization = `Bearer ${server.key}`;
+      expect((await fetch(url, { method, headers: { authorization } })).status, `${method} ${path}`).toBe(
+        200,
+      );
+      const headers = { authorization, 'content-type': 'application/json' };
+      expect((await fetch(url, { method, headers, body: '{}' })).status, `${method} ${path}`).toBe(200);
+      const wrong = await fetch(url, { method, headers, body: JSON.stringify({ acount: server.inbox }) });
+      expect(wrong.status, `${method} ${path}`).toBe(400);
+      // A body that says it is JSON must be JSON, as on every route.
+      expect((await fetch(url, { method, headers })).status, `${method} ${path}`).toBe(400);
     }
   });
 
@@ -147,7 +165,7 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
         bodies.push([`${method} ${path}`, String(named.additionalProperties)]);
       }
     }
-    expect(bodies).toHaveLength(JSON_ROUTES.length);
+    expect(bodies).toHaveLength(JSON_ROUTES.length + OPTIONAL_BODY_ROUTES.length);
     expect(bodies.filter(([, closed]) => closed !== 'false')).toEqual([]);
     expect(doc.components.schemas.AttachmentInput.additionalProperties).toBe(false);
   });
@@ -327,7 +345,7 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
   describe('a method the path does not take (405)', () => {
     it('answers 405 with Allow listing the methods the path takes, and the error envelope', async () => {
       const cases: [method: string, path: string, allow: string][] = [
-        ['PUT', '/emails', 'GET, HEAD'],
+        ['PUT', '/emails', 'DELETE, GET, HEAD'],
         ['DELETE', '/labels', 'GET, HEAD, POST'],
         ['POST', '/accounts', 'GET, HEAD'],
         ['GET', '/emails/drafts/1', 'DELETE, PUT'],

@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom } from '../../src/mailroom.js';
+import { startSecondNode } from '../helpers/second-node.js';
+import type { SecondNode } from '../helpers/second-node.js';
 import { openStream } from '../helpers/sse-client.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -15,30 +12,18 @@ import { testPostgres } from '../helpers/test-postgres.js';
 describe('events committed by another node', { timeout: 60_000 }, () => {
   let nodeA: TestServer;
   let nodeB: Mailroom;
-  let dataDirB: string;
+  let second: SecondNode;
   beforeAll(async () => {
     const databaseUrl = await (await testPostgres()).createDatabase();
     const secret = 'a'.repeat(64);
     // A quiet stream re-reads only at its heartbeat: five minutes here, so only the wake can pass.
     nodeA = await startServer({ databaseUrl, secret, eventStreamHeartbeatMs: 300_000 });
-    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-node-b-'));
-    nodeB = createMailroom({
-      databaseUrl,
-      secret,
-      env: {},
-      dataDir: dataDirB,
-      host: '127.0.0.1',
-      httpPort: 0,
-      smtpPort: 0,
-      verifyAuth: false,
-      logger: pino({ level: 'silent' }),
-    });
-    await nodeB.start();
+    second = await startSecondNode(databaseUrl, secret);
+    nodeB = second.mailroom;
   });
   afterAll(async () => {
-    await nodeB?.stop();
+    await second?.stop();
     await nodeA?.stop();
-    fs.rmSync(dataDirB, { recursive: true, force: true });
   });
 
   async function deliverThroughB(subject: string): Promise<void> {

@@ -11,10 +11,12 @@ export interface SseMessage {
 export async function openStream(
   server: TestServer,
   query = '',
-  init: { key?: string; lastEventId?: string } = {},
+  init: { key?: string | null; lastEventId?: string } = {},
 ) {
   const controller = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${init.key ?? server.key}` };
+  // key null: no Authorization header (a stream token in the query instead).
+  const headers: Record<string, string> =
+    init.key === null ? {} : { authorization: `Bearer ${init.key ?? server.key}` };
   if (init.lastEventId !== undefined) headers['last-event-id'] = init.lastEventId;
   const res = await fetch(`${server.baseUrl}/api/v1/events${query}`, { headers, signal: controller.signal });
   // A refusal is an error here, not an empty stream a test could wait on forever.

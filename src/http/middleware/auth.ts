@@ -1,5 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { mailroomErrorOf } from '../../mailbox/errors.js';
+import { redeemStreamToken } from '../../mailbox/events/stream-token.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
@@ -13,6 +14,22 @@ const TOUCH_INTERVAL_MS = 60_000;
 export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
   const lastTouched = new Map<string, number>();
   return async (c, next) => {
+    const token = streamTokenOf(c);
+    if (token !== undefined) {
+      const claims = await redeemStreamToken(c.var.deps, token);
+      if (!claims) {
+        throttle.failed(c);
+        return sendError(
+          c,
+          'unauthorized',
+          'the stream token is not valid, has expired (they last 60 s) or its key was revoked: ask POST /api/v1/events/token for a new one',
+        );
+      }
+      c.set('userId', claims.userId);
+      c.set('keyId', claims.keyId);
+      c.set('streamTokenAccount', claims.account);
+      return next();
+    }
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const row = match ? await c.var.deps.store.apiKeys.authenticate(match[1]!) : undefined;
@@ -36,4 +53,13 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
     c.set('keyId', row.id);
     return next();
   };
+}
+
+/** The event stream is the one route a stream token opens, and only for a request without a key. */
+const STREAM_PATH = '/api/v1/events';
+
+function streamTokenOf(c: Context<AppEnv>): string | undefined {
+  if (c.req.method !== 'GET' || c.req.path !== STREAM_PATH || c.req.header('authorization') !== undefined)
+    return undefined;
+  return c.req.query('token');
 }

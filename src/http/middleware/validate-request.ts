@@ -12,6 +12,8 @@ interface Parts {
   query?: Schema;
   path?: Schema;
   body?: Schema;
+  /** The route takes a request without a body too (`required: false`). */
+  bodyOptional?: boolean;
 }
 
 /** The zod schemas a route declares for its query, path and JSON body. */
@@ -22,6 +24,7 @@ function partsOf(request: RouteConfig['request']): Parts {
     query: request?.query as Schema | undefined,
     path: request?.params as Schema | undefined,
     body: body && typeof (body as Schema).safeParseAsync === 'function' ? (body as Schema) : undefined,
+    bodyOptional: request?.body?.required === false,
   };
 }
 
@@ -44,15 +47,14 @@ export function validateRequest(request: RouteConfig['request']): MiddlewareHand
     const inputs: Record<RequestPart, unknown> = { query: queryOf(c), path: c.req.param(), body: undefined };
     if (parts.body) {
       // An empty body is not JSON; the jsonBody middleware has checked any other body parses.
-      if ((await c.req.text()).trim() === '') {
+      if ((await c.req.text()).trim() !== '') inputs.body = await c.req.json();
+      else if (!parts.bodyOptional)
         return sendError(c, 'invalid_json', 'request body is empty: this route takes a JSON object');
-      }
-      inputs.body = await c.req.json();
     }
     const details: ErrorDetail[] = [];
     for (const part of ['path', 'query', 'body'] as const) {
       const schema = parts[part];
-      if (!schema) continue;
+      if (!schema || (part === 'body' && inputs.body === undefined)) continue;
       const result = await schema.safeParseAsync(inputs[part], { error: requestErrorMap(part) });
       if (!result.success) details.push(...zodDetails(result.error, part === 'path' ? 'path' : ''));
     }

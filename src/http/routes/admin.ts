@@ -10,6 +10,7 @@ import {
   domainView,
   inboxView,
   keyView,
+  listKeys,
   removeDomain,
   removeInbox,
   removeUser,
@@ -149,10 +150,22 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   app.openapi(
     createRoute({
       ...route('post', '/users', 'createUser', 'Create a user'),
-      request: jsonBody(z.object({ name: z.string().min(1) })),
+      request: jsonBody(
+        z.object({
+          name: z.string().min(1),
+          password: z
+            .string()
+            .optional()
+            .openapi({ description: 'lets the user sign in to the dashboard (8 to 1024 characters)' }),
+          admin: z.boolean().optional().openapi({ description: 'the user also sees the admin pages' }),
+        }),
+      ),
       responses: { ...created(z.object({ user: AdminUser }), 'The user'), ...errors, ...conflict },
     }),
-    async (c) => ok(c, { user: await addUser(c.var.deps, c.req.valid('json').name) }, 201),
+    async (c) => {
+      const { name, password, admin } = c.req.valid('json');
+      return ok(c, { user: await addUser(c.var.deps, name, { password, admin }) }, 201);
+    },
   );
   app.openapi(
     createRoute({
@@ -199,8 +212,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
     async (c) => {
       const user = c.req.valid('query').user;
       const userId = user !== undefined ? (await requireUser(c.var.deps, user)).id : undefined;
-      const rows = await c.var.deps.store.apiKeys.list(userId);
-      return ok(c, { keys: await Promise.all(rows.map((k) => keyView(c.var.deps, k))) });
+      return ok(c, { keys: await listKeys(c.var.deps, userId) });
     },
   );
   app.openapi(

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { applyLabels, removeLabel } from '../../mailbox/organising/labels.js';
+import { emptyFolder } from '../../mailbox/organising/empty-folder.js';
 import { deleteEmail, updateEmail } from '../../mailbox/organising/organise.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
@@ -12,6 +13,8 @@ import {
   DeleteEmailQuery,
   DeleteEmailResult,
   EmailLabelParams,
+  EmptyFolderQuery,
+  EmptyFolderResult,
   OrganiseBodyQuery,
   OrganiseQuery,
   UpdateEmailBody,
@@ -50,6 +53,25 @@ const remove = createRoute({
   },
 });
 
+const empty = createRoute({
+  method: 'delete',
+  path: '/emails',
+  operationId: 'emptyFolder',
+  tags: ['Emails'],
+  summary: 'Empty a folder: every email to Trash, or for good',
+  description:
+    'Every email of the folder goes as a single delete would: to Trash keeping its uid, or for good with ' +
+    'permanent=true, and always for good when the folder is Trash or Drafts. On a connected (IMAP) inbox the ' +
+    'remote folder is emptied first; when the server refuses, nothing changes here (502). Answers how many went.',
+  security: bearerSecurity,
+  request: { query: EmptyFolderQuery },
+  responses: {
+    ...okResponse(envelope(EmptyFolderResult), 'How many emails left the folder, and where to'),
+    ...commonErrors,
+    ...remoteErrors,
+  },
+});
+
 const label = createRoute({
   method: 'post',
   path: '/emails/{id}/labels',
@@ -83,6 +105,11 @@ export function registerEmailOrganiseRoutes(app: OpenAPIHono<AppEnv>) {
     const { permanent, ...where } = c.req.valid('query');
     const ref = { ...where, uid: c.req.valid('param').id };
     return ok(c, await deleteEmail(c.var.deps, c.var.userId, ref, { permanent }));
+  });
+
+  app.openapi(empty, async (c) => {
+    const { permanent, ...where } = c.req.valid('query');
+    return ok(c, await emptyFolder(c.var.deps, c.var.userId, where, { permanent }));
   });
 
   app.openapi(label, async (c) => {

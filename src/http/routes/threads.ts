@@ -4,7 +4,7 @@ import { listThreads, readThread } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { AccountQuery, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
-import { Email, ListThreadsQuery, ThreadSummary } from '../schemas/emails.js';
+import { ListThreadsQuery, Thread, ThreadSummary } from '../schemas/emails.js';
 
 const list = createRoute({
   method: 'get',
@@ -32,10 +32,7 @@ const one = createRoute({
   security: bearerSecurity,
   request: { params: z.object({ threadId: z.string().min(1).max(100) }), query: AccountQuery },
   responses: {
-    ...okResponse(
-      envelope(z.object({ threadId: z.string(), subject: z.string(), messages: z.array(Email) })),
-      'The thread',
-    ),
+    ...okResponse(envelope(Thread), 'The thread'),
     ...commonErrors,
   },
 });

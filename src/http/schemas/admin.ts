@@ -11,7 +11,7 @@ export const AdminDomain = z
   .openapi('AdminDomain');
 
 export const AdminUser = z
-  .object({ id: z.number().int(), name: z.string(), created_at: createdAt })
+  .object({ id: z.number().int(), name: z.string(), admin: z.boolean(), created_at: createdAt })
   .openapi('AdminUser');
 
 export const AdminKey = z

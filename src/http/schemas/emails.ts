@@ -150,4 +150,12 @@ export const ThreadSummary = z
   })
   .openapi('ThreadSummary');
 
+export const Thread = z
+  .object({
+    threadId: z.string(),
+    subject: z.string(),
+    messages: z.array(Email).openapi({ description: 'oldest first, across folders' }),
+  })
+  .openapi('Thread');
+
 export const ListThreadsQuery = z.object({ account, limit: limitQuery, cursor: z.string().optional() });

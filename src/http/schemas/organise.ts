@@ -23,6 +23,23 @@ export const DeleteEmailQuery = z.object({
     .openapi({ description: 'delete for good at once instead of moving to Trash' }),
 });
 
+export const EmptyFolderQuery = z.object({
+  account,
+  folder: z.string().min(1).openapi({ description: 'the folder to empty', example: 'INBOX' }),
+  permanent: booleanQuery
+    .optional()
+    .openapi({ description: 'delete for good at once instead of moving to Trash' }),
+});
+
+export const EmptyFolderResult = z
+  .object({
+    folder: z.string().openapi({ description: 'the folder emptied' }),
+    count: z.number().int().openapi({ description: 'how many emails left it' }),
+    deleted: z.boolean().openapi({ description: 'true: gone for good; false: moved to Trash' }),
+    movedTo: z.string().nullable().openapi({ description: 'Trash, or null when deleted for good' }),
+  })
+  .openapi('EmptyFolderResult');
+
 const actionList = EMAIL_ACTIONS.join(', ');
 
 export const UpdateEmailBody = z

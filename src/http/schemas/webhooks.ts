@@ -102,6 +102,14 @@ export const EventsQuery = z.object({
   lastEventId: seq
     .optional()
     .openapi({ description: 'resume after this event (as the Last-Event-ID header)' }),
+  token: z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'a stream token from POST /events/token, instead of the Authorization header (a browser EventSource ' +
+        'cannot send one); never the API key, which is refused here',
+    }),
 });
 
 export const EventsHeaders = z.object({ 'last-event-id': seq.optional() });

@@ -2,8 +2,13 @@ import { withExtractedReply } from '../../events/payload.js';
 import type { EventRow } from '../../store/events.js';
 import { requireInbox } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
+import { sessionStillOpen } from '../operations/sign-in.js';
 
 const PAGE = 200;
+
+/** Who reads a feed: an API key's user, or a person signed in to the dashboard. */
+export type FeedCaller = { userId: number; keyId: string } | { userId: number; sessionId: string };
+type FeedScope = FeedCaller & { inboxId?: number };
 
 /**
  * The events of a caller's inboxes in commit order, from a starting seq onwards. Every read is
@@ -18,7 +23,7 @@ export class EventFeed {
 
   private constructor(
     private readonly deps: MailboxDeps,
-    private readonly scope: { userId: number; keyId: string; inboxId?: number },
+    private readonly scope: FeedScope,
   ) {
     this.unsubscribe = deps.bus.subscribe((rows) => {
       if (rows.some((row) => this.wants(row))) this.poke();
@@ -26,11 +31,7 @@ export class EventFeed {
   }
 
   /** A feed starting after `afterSeq`, or (null) after the last event committed now. */
-  static async open(
-    deps: MailboxDeps,
-    scope: { userId: number; keyId: string; inboxId?: number },
-    afterSeq: number | null,
-  ): Promise<EventFeed> {
+  static async open(deps: MailboxDeps, scope: FeedScope, afterSeq: number | null): Promise<EventFeed> {
     // Subscribed before the starting point is read, so nothing committed in between is missed.
     const feed = new EventFeed(deps, scope);
     try {
@@ -72,12 +73,15 @@ export class EventFeed {
 
   /**
    * Whether the caller may still read this feed: the key is neither revoked nor gone with its
-   * user, and a one-inbox feed's inbox is still the user's. Read from the database each time, so
-   * a revocation made by another process (the CLI) counts too.
+   * user (or the dashboard session is still open), and a one-inbox feed's inbox is still the
+   * user's. Read from the database each time, so a revocation made by another process (the CLI)
+   * counts too.
    */
   async stillAllowed(): Promise<boolean> {
     const { store } = this.deps;
-    if (!(await store.apiKeys.isActive(this.scope.keyId))) return false;
+    const scope = this.scope;
+    if ('keyId' in scope && !(await store.apiKeys.isActive(scope.keyId))) return false;
+    if ('sessionId' in scope && !(await sessionStillOpen(this.deps, scope.sessionId))) return false;
     if (this.scope.inboxId === undefined) return true;
     return (await store.inboxes.get(this.scope.inboxId))?.user_id === this.scope.userId;
   }
@@ -109,15 +113,17 @@ export class EventFeed {
  */
 export async function openEventFeed(
   deps: MailboxDeps,
-  caller: { userId: number; keyId: string },
+  caller: FeedCaller,
   options: { account?: string; lastEventId?: number },
 ): Promise<EventFeed> {
-  const { userId, keyId } = caller;
+  const { userId } = caller;
   const inboxId =
     options.account !== undefined ? (await requireInbox(deps, userId, options.account)).id : undefined;
+  const who: FeedCaller =
+    'keyId' in caller ? { userId, keyId: caller.keyId } : { userId, sessionId: caller.sessionId };
   return EventFeed.open(
     deps,
-    { userId, keyId, ...(inboxId !== undefined ? { inboxId } : {}) },
+    { ...who, ...(inboxId !== undefined ? { inboxId } : {}) },
     options.lastEventId ?? null,
   );
 }

@@ -10,6 +10,8 @@ import type { ApiKeyRow } from '../../store/api-keys.js';
 import { sealJson } from '../../store/sealing.js';
 import type { RemoteConfig, TlsTrust } from '../remote.js';
 import { checkTls } from '../remote-trust.js';
+import { requireInbox } from '../access.js';
+import { checkPassword, hashPassword } from './passwords.js';
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
 const USER_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -73,15 +75,25 @@ export async function removeDomain(deps: MailboxDeps, name: string): Promise<voi
   if (!(await deps.store.domains.remove(domain))) throw new NotFound(`no domain ${domain}`);
 }
 
-export async function addUser(deps: MailboxDeps, name: string): Promise<UserRow> {
+/** A user; with `password` it can sign in to the dashboard, with `admin` it also sees the admin pages. */
+export async function addUser(
+  deps: MailboxDeps,
+  name: string,
+  options: { admin?: boolean; password?: string } = {},
+): Promise<UserRow> {
   if (!USER_RE.test(name)) {
     throw ValidationFailed.field(
       'name',
       'user name must be 1-64 letters, digits, dots, dashes or underscores',
     );
   }
+  const passwordHash =
+    options.password !== undefined ? await hashPassword(checkPassword(options.password)) : undefined;
   if (await deps.store.users.find(name)) throw new Conflict(`user ${name} already exists`);
-  return deps.store.users.create(name);
+  return deps.store.users.create(name, {
+    admin: options.admin ?? false,
+    ...(passwordHash ? { passwordHash } : {}),
+  });
 }
 
 export async function requireUser(deps: MailboxDeps, idOrName: string | number): Promise<UserRow> {
@@ -105,8 +117,19 @@ export async function createKey(
   return { ...(await deps.store.apiKeys.create(user.id, name, given)), user };
 }
 
-export async function revokeKey(deps: MailboxDeps, id: string): Promise<void> {
+/** Revokes a key; with `ownerId`, only one of that user's keys (another's is not found alike). */
+export async function revokeKey(deps: MailboxDeps, id: string, ownerId?: number): Promise<void> {
+  if (ownerId !== undefined) {
+    const own = (await deps.store.apiKeys.list(ownerId)).some((k) => k.id === id && !k.revoked_at);
+    if (!own) throw new NotFound(`no active key ${id}`);
+  }
   if (!(await deps.store.apiKeys.revoke(id))) throw new NotFound(`no active key ${id}`);
+}
+
+/** The keys of one user (or of all), as the admin API and the dashboard list them. */
+export async function listKeys(deps: MailboxDeps, userId?: number) {
+  const rows = await deps.store.apiKeys.list(userId);
+  return Promise.all(rows.map((k) => keyView(deps, k)));
 }
 
 export async function addLocalInbox(
@@ -134,8 +157,12 @@ export async function addLocalInbox(
   return deps.store.inboxes.create({ address: normalized, userId: user.id, kind: 'local', displayName });
 }
 
-export async function removeInbox(deps: MailboxDeps, address: string): Promise<void> {
-  const inbox = await deps.store.inboxes.findByAddress(address);
+/** Removes an inbox and its mail; with `ownerId`, only one of that user's (403 otherwise, as `account` is). */
+export async function removeInbox(deps: MailboxDeps, address: string, ownerId?: number): Promise<void> {
+  const inbox =
+    ownerId !== undefined
+      ? await requireInbox(deps, ownerId, address)
+      : await deps.store.inboxes.findByAddress(address);
   if (!inbox) throw new NotFound(`no inbox ${address}`);
   await deps.store.inboxes.remove(inbox.id);
   if (inbox.kind === 'imap') deps.remote?.inboxesChanged();
@@ -143,6 +170,10 @@ export async function removeInbox(deps: MailboxDeps, address: string): Promise<v
 
 export interface ConnectInput {
   address: string;
+  /** Put into `imap` when it names a user without a password (a form's separate field). */
+  imapPassword?: string;
+  /** Put into `smtp` likewise; the IMAP password when not given. */
+  smtpPassword?: string;
   user: string | number;
   displayName?: string;
   imap: string;
@@ -165,8 +196,13 @@ export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Prom
     throw ValidationFailed.field('address', 'this domain is hosted here; use "inbox add" for its inboxes');
   }
   const config: RemoteConfig = {
-    imap: checkUrl('imap', input.imap, ['imap:', 'imaps:'], true),
-    smtp: checkUrl('smtp', input.smtp, ['smtp:', 'smtps:'], false),
+    imap: checkUrl('imap', withPassword(input.imap, input.imapPassword), ['imap:', 'imaps:'], true),
+    smtp: checkUrl(
+      'smtp',
+      withPassword(input.smtp, input.smtpPassword || input.imapPassword),
+      ['smtp:', 'smtps:'],
+      false,
+    ),
     ...checkTls('imap', input.imapTls),
     ...checkTls('smtp', input.smtpTls),
   };
@@ -190,6 +226,28 @@ export async function connectInbox(deps: MailboxDeps, input: ConnectInput): Prom
   });
   deps.remote.inboxesChanged();
   return inbox;
+}
+
+/** `url` with `password` in it when it names a user and carries none; else `url` as given. */
+function withPassword(url: string, password: string | undefined): string {
+  if (!password || !URL.canParse(url.trim())) return url;
+  const parsed = new URL(url.trim());
+  if (!parsed.username || parsed.password) return url;
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}
+
+export async function listDomains(deps: MailboxDeps): Promise<DomainRow[]> {
+  return deps.store.domains.list();
+}
+
+export async function listUsers(deps: MailboxDeps): Promise<UserRow[]> {
+  return deps.store.users.list();
+}
+
+/** The names of the hosted domains, for choosing an inbox's address. */
+export async function hostedDomainNames(deps: MailboxDeps): Promise<string[]> {
+  return (await deps.store.domains.list()).map((d) => d.name);
 }
 
 function checkUrl(field: string, value: string, protocols: string[], needsLogin: boolean): string {

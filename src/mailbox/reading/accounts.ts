@@ -20,3 +20,17 @@ export async function listAccounts(deps: MailboxDeps, userId: number) {
       : {}),
   }));
 }
+
+/** The caller's inboxes with how much mail each holds and how much of it is unread (all folders). */
+export async function listAccountsWithCounts(deps: MailboxDeps, userId: number) {
+  const accounts = await listAccounts(deps, userId);
+  const inboxes = await deps.store.inboxes.list(userId);
+  return Promise.all(
+    accounts.map(async (account) => {
+      const inbox = inboxes.find((i) => i.address === account.address)!;
+      const folders = await deps.store.folders.listWithCounts(inbox.id);
+      const sum = (key: 'total' | 'unread') => folders.reduce((n, f) => n + Number(f[key]), 0);
+      return { ...account, total: sum('total'), unread: sum('unread') };
+    }),
+  );
+}

@@ -1,0 +1,251 @@
+import crypto from 'node:crypto';
+import type { Hono } from 'hono';
+import type { AppEnv } from '../../http/context.js';
+import { createDraft, sendDraft, updateDraft } from '../../mailbox/drafts/drafts.js';
+import type { Session } from '../../mailbox/operations/sign-in.js';
+import { listAccounts } from '../../mailbox/reading/accounts.js';
+import type { EmailView } from '../../mailbox/reading/email-view.js';
+import { readEmail } from '../../mailbox/reading/read.js';
+import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
+import { sendEmail } from '../../mailbox/sending/send.js';
+import { Csrf, problemOf, renderPage, when } from '../render.js';
+import type { DashContext } from '../session.js';
+import { formOf, signedIn } from '../session.js';
+import { q } from './mail-parts.js';
+
+type Mode = 'new' | 'reply' | 'reply-all' | 'forward';
+const MODES: Mode[] = ['new', 'reply', 'reply-all', 'forward'];
+const TITLES: Record<Mode, string> = {
+  new: 'New message',
+  reply: 'Reply',
+  'reply-all': 'Reply all',
+  forward: 'Forward',
+};
+
+interface ComposeState {
+  mode: Mode;
+  account: string;
+  /** The message answered or forwarded. */
+  original?: EmailView;
+  /** The draft being edited. */
+  draft?: number;
+  values: Record<string, string>;
+  error?: string;
+  status?: number;
+}
+
+/** Comma- or semicolon-separated addresses as the mailbox takes them. */
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(/[,;]/)
+    .map((a) => a.trim())
+    .filter(Boolean);
+
+async function composePage(c: DashContext, session: Session, state: ComposeState) {
+  const accounts = await listAccounts(c.var.deps, session.user.id);
+  const { mode, original, values: v } = state;
+  const field = (
+    name: string,
+    label: string,
+    options: { type?: string; required?: boolean; help?: string } = {},
+  ) => (
+    <label>
+      {label}
+      <input
+        name={name}
+        type={options.type ?? 'text'}
+        value={v[name] ?? ''}
+        required={options.required}
+        autocomplete="off"
+        {...(options.help ? { 'aria-describedby': `${name}-help` } : {})}
+      />
+      {options.help ? (
+        <span class="help" id={`${name}-help`}>
+          {options.help}
+        </span>
+      ) : null}
+    </label>
+  );
+  return renderPage(
+    c,
+    session,
+    {
+      title: TITLES[mode],
+      section: 'mail',
+      error: state.error,
+      ...(state.status ? { status: state.status } : {}),
+    },
+    <section class="compose-page">
+      <h1>{TITLES[mode]}</h1>
+      {original ? (
+        <p class="original">
+          {mode === 'forward' ? 'Forwarding' : 'Answering'} “{original.subject || '(no subject)'}” from{' '}
+          {original.fromName || original.from}, {when(original.date)}
+          {mode === 'forward' ? ', with its attachments.' : '. The original is quoted below your text.'}
+        </p>
+      ) : null}
+      <form method="post" action="/compose" class="stack">
+        <Csrf session={session} />
+        <input type="hidden" name="mode" value={mode} />
+        <input type="hidden" name="once" value={v.once ?? crypto.randomUUID()} />
+        {original ? (
+          <>
+            <input type="hidden" name="uid" value={String(original.uid)} />
+            <input type="hidden" name="folder" value={original.folder} />
+          </>
+        ) : null}
+        {state.draft ? <input type="hidden" name="draft" value={String(state.draft)} /> : null}
+        {mode === 'new' ? (
+          <label>
+            From
+            <select name="account">
+              {accounts.map((a) => (
+                <option value={a.address} selected={a.address === state.account}>
+                  {a.displayName ? `${a.displayName} <${a.address}>` : a.address}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <input type="hidden" name="account" value={state.account} />
+        )}
+        {mode === 'new' || mode === 'forward'
+          ? field('to', 'To', { required: mode === 'forward', help: 'Addresses separated by commas' })
+          : null}
+        {mode === 'reply' || mode === 'reply-all' ? (
+          <p class="muted small">
+            To:{' '}
+            {mode === 'reply-all' ? 'the sender and everyone on the message' : 'the sender (or its Reply-To)'}
+          </p>
+        ) : null}
+        {field('cc', 'Cc')}
+        {mode === 'new' ? field('bcc', 'Bcc') : null}
+        {mode === 'new' ? field('subject', 'Subject') : null}
+        <label>
+          Message
+          <textarea name="text" rows={12} required={mode !== 'new'}>
+            {v.text ?? ''}
+          </textarea>
+        </label>
+        <div class="toolbar">
+          <button type="submit" name="intent" value="send" class="primary">
+            Send
+          </button>
+          {mode === 'new' ? (
+            <button type="submit" name="intent" value="save">
+              Save draft
+            </button>
+          ) : null}
+          <a href={`/mail${q({ account: state.account })}`}>Cancel</a>
+        </div>
+      </form>
+    </section>,
+  );
+}
+
+export function registerCompose(app: Hono<AppEnv>): void {
+  app.get(
+    '/compose',
+    signedIn(async (c, session) => {
+      const deps = c.var.deps;
+      const mode = (MODES as string[]).includes(c.req.query('mode') ?? '')
+        ? (c.req.query('mode') as Mode)
+        : 'new';
+      const account = c.req.query('account') ?? (await listAccounts(deps, session.user.id))[0]?.address ?? '';
+      try {
+        const draftUid = Number(c.req.query('draft'));
+        if (mode === 'new' && draftUid > 0) {
+          const draft = await readEmail(deps, session.user.id, account, draftUid, 'Drafts');
+          return await composePage(c, session, {
+            mode,
+            account,
+            draft: draftUid,
+            values: {
+              to: draft.to.join(', '),
+              cc: draft.cc.join(', '),
+              bcc: (draft.bcc ?? []).join(', '),
+              subject: draft.subject,
+              text: draft.text,
+            },
+          });
+        }
+        const uid = Number(c.req.query('uid'));
+        const original = mode !== 'new' ? await readEmail(deps, session.user.id, account, uid) : undefined;
+        return await composePage(c, session, {
+          mode,
+          account,
+          ...(original ? { original } : {}),
+          values: {},
+        });
+      } catch (error) {
+        const { error: message, status } = problemOf(error);
+        return renderPage(c, session, { title: 'Compose', section: 'mail', error: message, status }, null);
+      }
+    }),
+  );
+
+  app.post(
+    '/compose',
+    signedIn(async (c, session) => {
+      const deps = c.var.deps;
+      const userId = session.user.id;
+      const form = await formOf(c);
+      const mode = (MODES as string[]).includes(form.mode ?? '') ? (form.mode as Mode) : 'new';
+      const account = form.account ?? '';
+      const draft = Number(form.draft) || undefined;
+      // The form's one-time token: a second press of Send (or a resent form) sends nothing twice.
+      const once = { idempotencyKey: `dashboard-${form.once ?? crypto.randomUUID()}` };
+      const text = form.text ?? '';
+      try {
+        if (mode === 'reply' || mode === 'reply-all' || mode === 'forward') {
+          const source = { account, uid: Number(form.uid) || 0, folder: form.folder ?? 'INBOX' };
+          if (mode === 'forward') {
+            await forwardEmail(deps, userId, source, { to: list(form.to), cc: list(form.cc), text }, once);
+          } else {
+            await replyToEmail(
+              deps,
+              userId,
+              source,
+              { text, replyAll: mode === 'reply-all', cc: list(form.cc) },
+              once,
+            );
+          }
+          return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
+        }
+        const fields = {
+          to: list(form.to),
+          cc: list(form.cc),
+          bcc: list(form.bcc),
+          subject: form.subject ?? '',
+          text,
+        };
+        if (form.intent === 'save') {
+          if (draft) await updateDraft(deps, userId, account, draft, fields);
+          else await createDraft(deps, userId, account, fields);
+          return c.redirect(`/mail${q({ account, folder: 'Drafts', done: 'draft-saved' })}`, 303);
+        }
+        if (draft) {
+          await updateDraft(deps, userId, account, draft, fields);
+          await sendDraft(deps, userId, account, draft, once);
+        } else {
+          await sendEmail(deps, userId, { from: account, ...fields }, once);
+        }
+        return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
+      } catch (error) {
+        const { error: message, status } = problemOf(error);
+        let original: EmailView | undefined;
+        if (mode !== 'new')
+          original = await readEmail(deps, userId, account, Number(form.uid) || 0).catch(() => undefined);
+        return composePage(c, session, {
+          mode,
+          account,
+          ...(original ? { original } : {}),
+          ...(draft ? { draft } : {}),
+          values: form,
+          error: message,
+          status,
+        });
+      }
+    }),
+  );
+}

@@ -1,0 +1,167 @@
+import type { Hono } from 'hono';
+import type { AppEnv } from '../../http/context.js';
+import { createKey, listKeys, revokeKey } from '../../mailbox/operations/admin.js';
+import type { Session } from '../../mailbox/operations/sign-in.js';
+import { listAccounts } from '../../mailbox/reading/accounts.js';
+import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import type { DashContext } from '../session.js';
+import { baseUrlOf, formOf, signedIn } from '../session.js';
+
+interface KeysState {
+  created?: { key: string; name: string };
+  error?: string;
+  status?: number;
+}
+
+async function keysPage(c: DashContext, session: Session, state: KeysState = {}) {
+  const deps = c.var.deps;
+  const keys = await listKeys(deps, session.user.id);
+  const inbox = (await listAccounts(deps, session.user.id))[0]?.address ?? 'you@example.com';
+  const active = keys.filter((k) => !k.revoked_at);
+  const revoked = keys.filter((k) => k.revoked_at);
+  const curl = state.created
+    ? `curl -s -H "Authorization: Bearer ${state.created.key}" "${baseUrlOf(c)}/api/v1/emails?account=${inbox}"`
+    : '';
+  return renderPage(
+    c,
+    session,
+    {
+      title: 'API keys',
+      section: 'keys',
+      notice: noticeOf(c),
+      error: state.error,
+      ...(state.status ? { status: state.status } : {}),
+    },
+    <>
+      <h1>API keys</h1>
+      <p class="lead">
+        An agent sends its key with every request: <code>Authorization: Bearer &lt;key&gt;</code>.
+      </p>
+      {state.created ? (
+        <section class="panel reveal" aria-labelledby="new-key">
+          <h2 id="new-key">Your new key “{state.created.name || 'unnamed'}”</h2>
+          <p>
+            <strong>Copy it now: it is shown only this once.</strong> Mailroom keeps only its fingerprint.
+          </p>
+          <div class="copyable">
+            <code id="new-key-value" data-testid="new-key">
+              {state.created.key}
+            </code>
+            <button type="button" class="copy" data-copy="new-key-value">
+              Copy key
+            </button>
+          </div>
+          <p>Try it:</p>
+          <div class="copyable">
+            <code id="new-key-curl" class="wrap">
+              {curl}
+            </code>
+            <button type="button" class="copy" data-copy="new-key-curl">
+              Copy command
+            </button>
+          </div>
+        </section>
+      ) : null}
+      <section class="panel">
+        <h2>Create a key</h2>
+        <form method="post" action="/keys" class="inline-form">
+          <Csrf session={session} />
+          <label>
+            Name <span class="muted">(what uses it)</span>
+            <input name="name" maxlength={100} placeholder="support-agent" />
+          </label>
+          <button type="submit" class="primary">
+            Create key
+          </button>
+        </form>
+      </section>
+      <section>
+        <h2>Active keys</h2>
+        {active.length === 0 ? (
+          <p class="empty">No active key. Create one above to let an agent in.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="cards-sm">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key starts with</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {active.map((k) => (
+                  <tr>
+                    <td data-label="Name">{k.name || <span class="muted">unnamed</span>}</td>
+                    <td data-label="Starts with">
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td data-label="Created">
+                      <Time iso={k.created_at} />
+                    </td>
+                    <td data-label="Last used">
+                      <Time iso={k.last_used_at} />
+                    </td>
+                    <td class="actions">
+                      <PostButton
+                        session={session}
+                        action={`/keys/${encodeURIComponent(k.id)}/revoke`}
+                        label="Revoke"
+                        name={`Revoke key ${k.name || k.prefix}`}
+                        danger
+                        confirm={`Revoke the key ${k.name || k.prefix}? Agents using it stop working at once.`}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {revoked.length > 0 ? (
+        <details class="section">
+          <summary>Revoked keys ({revoked.length})</summary>
+          <ul class="plain">
+            {revoked.map((k) => (
+              <li>
+                {k.name || 'unnamed'} <code>{k.prefix}…</code>, revoked <Time iso={k.revoked_at} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </>,
+  );
+}
+
+export function registerKeys(app: Hono<AppEnv>): void {
+  app.get(
+    '/keys',
+    signedIn((c, session) => keysPage(c, session)),
+  );
+  app.post(
+    '/keys',
+    signedIn(async (c, session) => {
+      const name = ((await formOf(c)).name ?? '').trim().slice(0, 100);
+      // Answered as a page, not a redirect: the key must not travel in a URL.
+      const { key } = await createKey(c.var.deps, session.user.id, name);
+      return keysPage(c, session, { created: { key, name } });
+    }),
+  );
+  app.post(
+    '/keys/:id/revoke',
+    signedIn(async (c, session) => {
+      try {
+        await revokeKey(c.var.deps, c.req.param('id') ?? '', session.user.id);
+      } catch (error) {
+        return keysPage(c, session, problemOf(error));
+      }
+      return c.redirect('/keys?done=key-revoked', 303);
+    }),
+  );
+}

@@ -1,0 +1,308 @@
+import type { Hono } from 'hono';
+import type { AppEnv } from '../../http/context.js';
+import type { EventKind, WebhookView } from '../../mailbox/events/webhooks.js';
+import {
+  EVENT_KINDS,
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+} from '../../mailbox/events/webhooks.js';
+import type { Session } from '../../mailbox/operations/sign-in.js';
+import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import type { DashContext } from '../session.js';
+import { formAll, formOf, signedIn } from '../session.js';
+
+const hookUrl = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
+
+const Secret = ({ secret }: { secret: string }) => (
+  <section class="panel reveal" aria-labelledby="secret-title">
+    <h2 id="secret-title">Signing secret</h2>
+    <p>
+      <strong>Copy it now: it is shown only this once.</strong> Check each delivery's signature with it
+      (Standard Webhooks).
+    </p>
+    <div class="copyable">
+      <code id="webhook-secret">{secret}</code>
+      <button type="button" class="copy" data-copy="webhook-secret">
+        Copy secret
+      </button>
+    </div>
+  </section>
+);
+
+const WebhookFields = ({ hook, values }: { hook?: WebhookView; values?: Record<string, string> }) => (
+  <>
+    <label>
+      URL
+      <input
+        name="url"
+        type="url"
+        required
+        value={values?.url ?? hook?.url ?? ''}
+        placeholder="https://example.com/hooks/mail"
+      />
+    </label>
+    <fieldset>
+      <legend>Events</legend>
+      {EVENT_KINDS.map((kind) => (
+        <label class="check">
+          <input
+            type="checkbox"
+            name="events"
+            value={kind}
+            checked={hook ? hook.events.includes(kind) : kind === 'email.received'}
+          />{' '}
+          {kind}
+        </label>
+      ))}
+    </fieldset>
+    <label>
+      Description <span class="muted">(optional)</span>
+      <input name="description" value={values?.description ?? hook?.description ?? ''} maxlength={500} />
+    </label>
+  </>
+);
+
+async function listPage(
+  c: DashContext,
+  session: Session,
+  state: { secret?: string; error?: string; status?: number; values?: Record<string, string> } = {},
+) {
+  const { webhooks } = await listWebhooks(c.var.deps, session.user.id, 100);
+  return renderPage(
+    c,
+    session,
+    {
+      title: 'Webhooks',
+      section: 'webhooks',
+      notice: noticeOf(c),
+      error: state.error,
+      ...(state.status ? { status: state.status } : {}),
+    },
+    <>
+      <h1>Webhooks</h1>
+      <p class="lead">Mailroom POSTs each event of your inboxes to these addresses, signed, with retries.</p>
+      {state.secret ? <Secret secret={state.secret} /> : null}
+      {webhooks.length === 0 ? (
+        <p class="empty">No webhook yet. Add one to hear about new mail without polling.</p>
+      ) : (
+        <ul class="cards">
+          {webhooks.map((w) => (
+            <li class="panel">
+              <a href={hookUrl(w.id)} class="wrap">
+                <strong>{w.url}</strong>
+              </a>
+              <div class="muted small">
+                {w.events.join(', ')} · <span class={`state state-${w.status}`}>{w.status}</span>
+                {w.description ? ` · ${w.description}` : ''}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <section class="panel">
+        <h2>Add a webhook</h2>
+        <form method="post" action="/webhooks" class="stack">
+          <Csrf session={session} />
+          <WebhookFields {...(state.values ? { values: state.values } : {})} />
+          <button type="submit" class="primary">
+            Add webhook
+          </button>
+        </form>
+      </section>
+    </>,
+  );
+}
+
+async function hookPage(
+  c: DashContext,
+  session: Session,
+  id: string,
+  state: { secret?: string; error?: string; status?: number } = {},
+) {
+  const deps = c.var.deps;
+  const hook = await getWebhook(deps, session.user.id, id);
+  const { deliveries } = await listDeliveries(deps, session.user.id, id, 50);
+  const post = (path: string, label: string, primary = false) => (
+    <PostButton session={session} action={`${hookUrl(id)}/${path}`} label={label} primary={primary} />
+  );
+  return renderPage(
+    c,
+    session,
+    {
+      title: 'Webhook',
+      section: 'webhooks',
+      notice: noticeOf(c),
+      error: state.error,
+      ...(state.status ? { status: state.status } : {}),
+    },
+    <>
+      <p class="back">
+        <a href="/webhooks">← Webhooks</a>
+      </p>
+      <h1 class="wrap">{hook.url}</h1>
+      <p>
+        <span class={`state state-${hook.status}`}>{hook.status}</span>
+        {hook.disabled_reason ? <span class="muted"> · {hook.disabled_reason}</span> : null}
+        {hook.failing_since ? (
+          <span class="error-text">
+            {' '}
+            · failing since <Time iso={hook.failing_since} />
+          </span>
+        ) : null}
+      </p>
+      {state.secret ? <Secret secret={state.secret} /> : null}
+      <div class="toolbar" role="group" aria-label="Webhook actions">
+        {post('test', 'Send a test event', true)}
+        {hook.status === 'enabled' ? post('disable', 'Disable') : post('enable', 'Enable')}
+        {post('rotate', 'New secret')}
+        <PostButton
+          session={session}
+          action={`${hookUrl(id)}/delete`}
+          label="Delete"
+          danger
+          confirm="Delete this webhook? Its delivery log goes with it."
+        />
+      </div>
+      <section aria-labelledby="log-title">
+        <h2 id="log-title">Deliveries</h2>
+        {deliveries.length === 0 ? (
+          <p class="empty">Nothing sent yet. “Send a test event” shows what a delivery looks like.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="deliveries cards-sm">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Answer</th>
+                  <th scope="col">Time taken</th>
+                  <th scope="col">Delivery</th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.map((d) => (
+                  <tr>
+                    <td data-label="When">
+                      <Time iso={d.attempted_at} />
+                    </td>
+                    <td data-label="Event">{d.type}</td>
+                    <td data-label="Answer">
+                      <span class={d.succeeded ? 'verdict verdict-pass' : 'verdict verdict-fail'}>
+                        {d.status_code ?? 'no answer'}
+                      </span>
+                      {d.error ? <div class="error-text small">{d.error}</div> : null}
+                    </td>
+                    <td data-label="Time taken">{d.duration_ms} ms</td>
+                    <td data-label="Delivery">
+                      {d.delivery.status}
+                      {d.delivery.attempts > 1 ? `, ${d.delivery.attempts} attempts` : ''}
+                      {d.delivery.next_attempt_at ? (
+                        <div class="muted small">
+                          next <Time iso={d.delivery.next_attempt_at} />
+                        </div>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="panel">
+        <h2>Edit</h2>
+        <form method="post" action={hookUrl(id)} class="stack">
+          <Csrf session={session} />
+          <WebhookFields hook={hook} />
+          <button type="submit" class="primary">
+            Save
+          </button>
+        </form>
+      </section>
+    </>,
+  );
+}
+
+async function fieldsOf(c: DashContext) {
+  const form = await formOf(c);
+  const events = (await formAll(c, 'events')).filter((e): e is EventKind =>
+    (EVENT_KINDS as readonly string[]).includes(e),
+  );
+  return {
+    form,
+    input: { url: form.url ?? '', events, description: (form.description ?? '').trim() || null },
+  };
+}
+
+export function registerWebhooks(app: Hono<AppEnv>): void {
+  app.get(
+    '/webhooks',
+    signedIn((c, session) => listPage(c, session)),
+  );
+  app.post(
+    '/webhooks',
+    signedIn(async (c, session) => {
+      const { form, input } = await fieldsOf(c);
+      try {
+        const hook = await createWebhook(c.var.deps, session.user.id, input);
+        // Shown on the webhook's own page at once: the secret must not travel in a URL.
+        return await hookPage(c, session, hook.id, { secret: hook.secret! });
+      } catch (error) {
+        return listPage(c, session, { ...problemOf(error), values: form });
+      }
+    }),
+  );
+  app.get(
+    '/webhooks/:id',
+    signedIn((c, session) => hookPage(c, session, c.req.param('id') ?? '')),
+  );
+  const change = (
+    path: string,
+    act: (c: DashContext, session: Session, id: string) => Promise<Response | string>,
+  ) =>
+    app.post(
+      `/webhooks/:id${path}`,
+      signedIn(async (c, session) => {
+        const id = c.req.param('id') ?? '';
+        try {
+          const done = await act(c, session, id);
+          return typeof done === 'string' ? c.redirect(done, 303) : done;
+        } catch (error) {
+          return hookPage(c, session, id, problemOf(error)).catch(() =>
+            listPage(c, session, problemOf(error)),
+          );
+        }
+      }),
+    );
+  change('', async (c, session, id) => {
+    const { input } = await fieldsOf(c);
+    await updateWebhook(c.var.deps, session.user.id, id, input);
+    return `${hookUrl(id)}?done=webhook-saved`;
+  });
+  change('/enable', async (c, session, id) => {
+    await updateWebhook(c.var.deps, session.user.id, id, { status: 'enabled' });
+    return `${hookUrl(id)}?done=webhook-enabled`;
+  });
+  change('/disable', async (c, session, id) => {
+    await updateWebhook(c.var.deps, session.user.id, id, { status: 'disabled' });
+    return `${hookUrl(id)}?done=webhook-disabled`;
+  });
+  change('/test', async (c, session, id) => {
+    await sendTestEvent(c.var.deps, session.user.id, id);
+    return `${hookUrl(id)}?done=webhook-test`;
+  });
+  change('/rotate', async (c, session, id) => {
+    const hook = await rotateWebhookSecret(c.var.deps, session.user.id, id);
+    return hookPage(c, session, id, { secret: hook.secret! });
+  });
+  change('/delete', async (c, session, id) => {
+    await deleteWebhook(c.var.deps, session.user.id, id);
+    return '/webhooks?done=webhook-deleted';
+  });
+}

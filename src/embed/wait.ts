@@ -1,0 +1,37 @@
+import type { Email } from '../client/types.js';
+import type { WaitForEmailOptions } from '../client/waiting.js';
+import { DEFAULT_WAIT_MS, EmailWaitTimeout, LATEST_SHOWN, seen, waitFilters } from '../client/waiting.js';
+import type { MailboxDeps } from '../mailbox/deps.js';
+import { NotFound, Unavailable } from '../mailbox/errors.js';
+import { listEmails, readEmail } from '../mailbox/reading/read.js';
+
+/** The user who owns an inbox: in-process calls act as the inbox's owner, with no key. */
+export async function ownerOf(deps: MailboxDeps, account: string): Promise<number> {
+  const inbox = await deps.store.inboxes.findByAddress(account.trim());
+  if (!inbox) throw new NotFound(`no inbox ${account} on this server`);
+  return inbox.user_id;
+}
+
+/**
+ * The in-process `waitForEmail`: the same waiting room as `GET /emails?wait=` (EmailWaiters), so
+ * it wakes on the commit of matching mail, then reads that email whole. Mail already in the
+ * folder counts. Runs out with EmailWaitTimeout naming the folder's latest mail.
+ */
+export async function waitForEmailInProcess(deps: MailboxDeps, options: WaitForEmailOptions): Promise<Email> {
+  const filters = waitFilters(options);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+  const startedAt = Date.now();
+  if (!deps.waiters) throw new Unavailable('waiting for mail needs a running server');
+  const userId = await ownerOf(deps, filters.account);
+  const { emails, end } = await deps.waiters.wait(userId, { ...filters, limit: 1 }, timeoutMs);
+  const found = emails[0];
+  if (found) return (await readEmail(deps, userId, filters.account, found.uid, found.folder)) as Email;
+  if (end === 'shutdown')
+    throw new Unavailable(`the server stopped while waiting for mail to ${filters.account}`);
+  const latest = await listEmails(deps, userId, {
+    account: filters.account,
+    folder: filters.folder,
+    limit: LATEST_SHOWN,
+  });
+  throw new EmailWaitTimeout(filters, timeoutMs, seen(latest.emails), startedAt);
+}

@@ -1,0 +1,88 @@
+import { z } from '@hono/zod-openapi';
+import { STREAM_TOKEN_SECONDS } from '../../mailbox/events/stream-token.js';
+import { Email } from './emails.js';
+
+/**
+ * The event objects webhooks receive and `GET /events` streams (contract 7), one schema per type,
+ * so the OpenAPI document (its `webhooks`) and the types generated from it name each one.
+ */
+const eventId = z.string().openapi({ example: 'evt_9f2kq81', description: 'also the webhook-id header' });
+const createdAt = z.string().openapi({ example: '2026-11-21T05:40:00.000Z' });
+const account = z.string().openapi({ example: 'agent@mailroom.test', description: 'the inbox' });
+
+const emailNote = 'text and html cut to 64 KB (truncated: true when cut)';
+
+/** An event whose data is the inbox and the Email it is about. */
+const emailEvent = <T extends 'email.received' | 'email.sent'>(type: T) =>
+  z.object({
+    id: eventId,
+    type: z.literal(type),
+    created_at: createdAt,
+    data: z.object({ account, email: Email }).openapi({ description: `email: ${emailNote}` }),
+  });
+
+export const EmailReceivedEvent = emailEvent('email.received').openapi('EmailReceivedEvent');
+export const EmailSentEvent = emailEvent('email.sent').openapi('EmailSentEvent');
+
+export const EmailBouncedEvent = z
+  .object({
+    id: eventId,
+    type: z.literal('email.bounced'),
+    created_at: createdAt,
+    data: z
+      .object({
+        account,
+        email: Email.optional(),
+        bounce: z.object({
+          noticeUid: z.number().int().openapi({ description: 'uid of the bounce notice filed in INBOX' }),
+          recipients: z.array(
+            z.object({
+              recipient: z.string(),
+              status: z.string().openapi({ example: '5.1.1' }),
+              diagnostic: z.string().openapi({ example: '550 5.1.1 User unknown' }),
+            }),
+          ),
+        }),
+      })
+      .openapi({ description: `email: the sent email, its delivery updated; ${emailNote}` }),
+  })
+  .openapi('EmailBouncedEvent');
+
+export const WebhookTestEvent = z
+  .object({
+    id: eventId,
+    type: z.literal('webhook.test'),
+    created_at: createdAt,
+    data: z.object({ webhook: z.object({ id: z.string(), url: z.string() }), message: z.string() }),
+  })
+  .openapi('WebhookTestEvent');
+
+export const MailroomEvent = z
+  .discriminatedUnion('type', [EmailReceivedEvent, EmailSentEvent, EmailBouncedEvent, WebhookTestEvent])
+  .openapi('MailroomEvent');
+
+/** Each event type as an OpenAPI 3.1 webhook: what Mailroom POSTs to a webhook's URL. */
+export const EVENT_SCHEMAS = {
+  'email.received': EmailReceivedEvent,
+  'email.sent': EmailSentEvent,
+  'email.bounced': EmailBouncedEvent,
+  'webhook.test': WebhookTestEvent,
+} as const;
+
+const tokenAccount = z.string().min(1, 'account must not be empty').optional().openapi({
+  example: 'agent@mailroom.test',
+  description: 'limit the stream to this inbox (query or JSON body); absent: all of yours',
+});
+
+export const StreamTokenQuery = z.object({ account: tokenAccount });
+export const StreamTokenBody = z.strictObject({ account: tokenAccount });
+
+export const EventStreamToken = z
+  .object({
+    token: z.string().openapi({
+      description: `opens GET /events?token=... within ${STREAM_TOKEN_SECONDS} s; the stream then lasts while it is open`,
+    }),
+    expiresAt: z.string().openapi({ description: 'when the token stops opening streams' }),
+    account: z.string().nullable().openapi({ description: 'the inbox it is limited to; null: all of yours' }),
+  })
+  .openapi('EventStreamToken');

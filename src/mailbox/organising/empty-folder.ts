@@ -1,0 +1,83 @@
+import { nowIso } from '../../store/ids.js';
+import type { MessageRow } from '../../store/messages.js';
+import { requireFolder, requireInbox } from '../access.js';
+import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
+import type { MailboxDeps } from '../deps.js';
+import { isDrafts, isTrash, trashOf } from './organise.js';
+
+export interface EmptiedFolder {
+  /** The folder emptied. */
+  folder: string;
+  /** How many emails left it. */
+  count: number;
+  /** true: deleted for good; false: moved to Trash (uids kept). */
+  deleted: boolean;
+  /** The Trash folder's name when they moved there; null when deleted for good. */
+  movedTo: string | null;
+}
+
+type Listed = Pick<MessageRow, 'id' | 'uid' | 'remote_uid'>;
+
+/**
+ * `DELETE /emails?account=&folder=`: every email of a folder goes, by the rules of a single
+ * delete: to Trash keeping its uid, or for good when `permanent` is set, when the folder is
+ * Trash, or when it is Drafts. On a connected inbox the remote folder is emptied first, in one
+ * command, and the local copy follows only when the server has accepted it. Mail that comes in
+ * while it runs stays.
+ */
+export async function emptyFolder(
+  deps: MailboxDeps,
+  userId: number,
+  where: { account: string; folder: string },
+  options: { permanent?: boolean } = {},
+): Promise<EmptiedFolder> {
+  const inbox = await requireInbox(deps, userId, where.account);
+  const remote = remoteOf(deps, inbox);
+  const folder = await requireFolder(deps, inbox, where.folder);
+  const forGood = !!options.permanent || isTrash(folder) || isDrafts(folder);
+  const { store } = deps;
+  const removeAll = (messages: Listed[]) =>
+    store.db.transaction(async () => {
+      for (const message of messages) await store.messages.remove(message.id);
+    });
+  const answer = (count: number, movedTo: string | null): EmptiedFolder => ({
+    folder: folder.name,
+    count,
+    deleted: forGood,
+    movedTo,
+  });
+
+  if (!remote) {
+    return store.db.transaction(async () => {
+      if (forGood) {
+        const messages = await store.messages.allInFolder(folder.id);
+        await removeAll(messages);
+        return answer(messages.length, null);
+      }
+      const trash = await trashOf(deps, inbox);
+      return answer(await store.messages.moveAll(folder.id, trash.id, nowIso()), trash.name);
+    });
+  }
+
+  return remote.exclusive(async () => {
+    const messages = await store.messages.allInFolder(folder.id);
+    const trash = forGood ? null : requireRemoteFolder(await trashOf(deps, inbox));
+    if (messages.length === 0) return answer(0, trash?.name ?? null);
+    const remoteUids = messages.map(remoteUidOf);
+    requireRemoteFolder(folder);
+    if (!trash) {
+      await remote.expungeMany(folder, remoteUids);
+      await removeAll(messages);
+      return answer(messages.length, null);
+    }
+    const moved = await remote.moveMany(folder, remoteUids, trash);
+    await store.db.transaction(async () => {
+      const at = nowIso();
+      for (const message of messages) {
+        await store.messages.moveTo(message.id, trash.id, at);
+        await store.imapState.setRemoteUid(message.id, moved?.get(message.remote_uid!) ?? null);
+      }
+    });
+    return answer(messages.length, trash.name);
+  });
+}
