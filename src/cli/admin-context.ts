@@ -4,6 +4,8 @@ import pino from 'pino';
 import type { Config } from '../config.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
+import { holdsMailroom } from '../db/postgres/open.js';
+import { withoutPassword } from '../db/postgres/url.js';
 import { EventBus } from '../events/bus.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { openDataDir } from '../store/open.js';
@@ -27,12 +29,20 @@ export function cliConfig(o: DataDirOptions): Config {
 }
 
 /**
- * Refuses a data directory without a database: a mistyped --data-dir must not quietly create an
- * empty installation (and a secret.key) somewhere and answer from it.
+ * Refuses a data directory without a database, or a PostgreSQL database without Mailroom's
+ * tables: a mistyped --data-dir or --database-url must not quietly create an empty installation
+ * (and a secret.key) somewhere and answer from it.
  */
-export function requireDatabase(config: Config): void {
-  // A PostgreSQL database is there when it can be reached; migrations make an empty one ready.
-  if (config.databaseUrl) return;
+export async function requireDatabase(config: Config): Promise<void> {
+  if (config.databaseUrl) {
+    if ((await holdsMailroom(config.databaseUrl)) !== false) return;
+    throw new CliError(
+      'no_database',
+      `no Mailroom database at ${withoutPassword(config.databaseUrl)} (it has no Mailroom tables): ` +
+        'check --database-url or MAILROOM_DATABASE_URL, or add --init to create one there ' +
+        '(mailroom serve creates one on its first start)',
+    );
+  }
   const exists = fs.existsSync(config.dbFile) && fs.statSync(config.dbFile).size > 0;
   if (exists) return;
   throw new CliError(
@@ -46,7 +56,7 @@ export function requireDatabase(config: Config): void {
 /** Admin commands open the same database and secret as the server (WAL allows both at once). */
 export async function openDeps(o: DataDirOptions): Promise<{ deps: MailboxDeps; db: Db }> {
   const config = cliConfig(o);
-  if (!o.init) requireDatabase(config);
+  if (!o.init) await requireDatabase(config);
   const warn = (message: string) => process.stderr.write(`mailroom: warning: ${message}\n`);
   const { db, store } = await openDataDir(config, { info: () => {}, warn });
   return { deps: { store, config, bus: new EventBus(), log: pino({ level: 'silent' }) }, db };

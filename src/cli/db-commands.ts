@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { copyDatabase } from '../db/copy/copy.js';
 import { CopyRefused } from '../db/copy/refused.js';
-import { searchFieldsOfRow } from '../mailbox/ingest/file-message.js';
+import { searchFieldsOfRow } from '../store/search-fields.js';
 import type { MessageRow } from '../store/messages.js';
 import { CliError } from './errors.js';
 import { print, table } from './output.js';

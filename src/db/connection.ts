@@ -38,5 +38,14 @@ export interface Db {
   rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined>;
   rawRun(sql: string, ...params: unknown[]): Promise<RunResult>;
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction on an engine with row locks (PostgreSQL): queues `item` for `write`,
+   * which runs in that transaction after its callback has returned, just before COMMIT, once,
+   * with every item queued for it (so one statement can write them all; writers run in the order
+   * first used, and a failure rolls the transaction back); answers true. Otherwise answers false
+   * and queues nothing: the caller writes the item at once. For writes that take a lock every
+   * transaction must take last (the event append's), and writes nothing reads before COMMIT.
+   */
+  writeAtCommit<T>(write: (items: T[]) => Promise<void>, item: T): boolean;
   close(): Promise<void>;
 }

@@ -1,5 +1,12 @@
 import type { RawBuilder } from 'kysely';
 
+/** What the full-text index holds for one message: its subject, its addresses, its text. */
+export interface SearchFields {
+  subject: string;
+  addresses: string;
+  body: string;
+}
+
 /**
  * What truly differs between the engines' SQL (ARCHITECTURE rule 8), and nothing else: every
  * other query is written once, in the store, and runs on both.
@@ -10,6 +17,8 @@ export interface Dialect {
    * every word, the last one as a prefix. `words` are letters and digits only.
    */
   fullTextMatch(words: string[]): RawBuilder<boolean>;
+  /** The row of `messages_fts` (column: value) that indexes message `id` for fullTextMatch. */
+  searchIndexRow(id: number, fields: SearchFields): Record<string, unknown>;
   /** LIKE that ignores ASCII case, as SQLite's LIKE does and PostgreSQL's ILIKE. */
   readonly likeIgnoringCase: 'LIKE' | 'ILIKE';
   /**

@@ -7,6 +7,8 @@ export const sqliteDialect: Dialect = {
     const match = words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ');
     return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${match})`;
   },
+  // FTS5 tokenizes the three texts itself.
+  searchIndexRow: (id, { subject, addresses, body }) => ({ rowid: id, subject, addresses, body }),
   likeIgnoringCase: 'LIKE',
   rowLocks: false,
   jsonElements: (expr, alias) => `json_each(${expr}) ${alias}`,

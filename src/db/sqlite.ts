@@ -100,6 +100,11 @@ export class SqliteDb implements Db {
     }
   }
 
+  /** Never: one writer at a time holds the whole database, so there is no lock order to keep. */
+  writeAtCommit(): boolean {
+    return false;
+  }
+
   /** Synchronous work inside a transaction the caller holds: migrations and startup checks. */
   immediate<T>(work: () => T): T {
     if (this.sqlite.inTransaction) return work();

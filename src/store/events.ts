@@ -9,6 +9,8 @@ import { newId, nowIso } from './ids.js';
 export type EventRow = Selectable<EventsTable> & {
   /** Webhook deliveries queued for this event when it was appended (absent when unknown). */
   webhookDeliveries?: number;
+  /** The one delivery queued for `NewEvent.webhookId`. */
+  deliveryId?: number;
 };
 
 export interface NewEvent {
@@ -22,16 +24,45 @@ export interface NewEvent {
    * out and they are read back from the message when the event is sent.
    */
   bodyOf?: number;
+  /** Queue one delivery to this webhook alone, whatever its status and events (webhook.test). */
+  webhookId?: string;
 }
 
-/** One pending delivery per enabled webhook of the user that wants this kind for this inbox. */
-const fanOutSql = (dialect: Dialect) =>
-  `INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
-  SELECT w.id, ?, 'pending', ?, ?, ? FROM webhooks w
-  WHERE w.user_id = ? AND w.status = 'enabled'
-    AND EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.events', 'e')} WHERE e.value = ?)
-    AND (w.accounts IS NULL OR CAST(? AS TEXT) IS NULL
-      OR EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.accounts', 'a')} WHERE a.value = ?))`;
+/**
+ * One pending delivery per enabled webhook of the user that wants this kind for this inbox, for
+ * each of `count` events given as (seq, at, user_id, type, inbox_id) rows. Answers the event_seq
+ * of each delivery queued.
+ */
+const fanOutSql = (dialect: Dialect, count: number) =>
+  `WITH e(seq, at, user_id, type, inbox_id) AS (VALUES ${Array.from(
+    { length: count },
+    () => '(CAST(? AS BIGINT), ?, CAST(? AS BIGINT), ?, ?)',
+  ).join(', ')})
+  INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
+  SELECT w.id, e.seq, 'pending', e.at, e.at, e.at FROM e JOIN webhooks w ON w.user_id = e.user_id
+  WHERE w.status = 'enabled'
+    AND EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.events', 'k')} WHERE k.value = e.type)
+    AND (w.accounts IS NULL OR e.inbox_id IS NULL
+      OR EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.accounts', 'a')} WHERE a.value = e.inbox_id))
+  RETURNING event_seq`;
+
+const EVENT_COLUMNS = ['id', 'type', 'user_id', 'inbox_id', 'payload', 'created_at', 'body_of'] as const;
+
+/** An event waiting to be written: its row (seq filled in when written) and what to queue for it. */
+interface Pending {
+  row: EventRow;
+  stored: string;
+  webhookId?: string;
+}
+
+const pendingDelivery = (webhookId: string, row: EventRow) => ({
+  webhook_id: webhookId,
+  event_seq: row.seq,
+  status: 'pending' as const,
+  next_attempt_at: row.created_at,
+  created_at: row.created_at,
+  updated_at: row.created_at,
+});
 
 export class EventStore {
   constructor(private readonly db: Db) {}
@@ -39,36 +70,70 @@ export class EventStore {
   /**
    * Appends an event and one pending delivery for each enabled webhook of the user that wants it.
    * Call inside the transaction of the change that causes the event.
+   *
+   * On PostgreSQL the rows are written at the end of that transaction, just before it commits,
+   * with the other events it appends (Db.writeAtCommit): the lock that keeps `seq` in commit
+   * order is then the last lock the transaction takes, so it can never wait for a row lock (a uid) while holding it, and it is
+   * held for the shortest time. The row answered is complete once the transaction has committed:
+   * read its `seq`, `webhookDeliveries` and `deliveryId` after that.
    */
   async append(event: NewEvent, at = new Date()): Promise<EventRow> {
     const id = newId('evt');
     const created_at = nowIso(at);
     const body = { id, type: event.type, created_at, data: event.data };
     const payload = JSON.stringify(body);
-    const row = { id, type: event.type, user_id: event.userId, inbox_id: event.inboxId, payload, created_at };
     const bodyOf = event.bodyOf ?? null;
+    const row: EventRow = {
+      seq: 0,
+      id,
+      type: event.type,
+      user_id: event.userId,
+      inbox_id: event.inboxId,
+      payload,
+      created_at,
+      body_of: bodyOf,
+    };
     const stored =
       bodyOf === null
         ? payload
         : JSON.stringify(withoutEventBody(body as { data: { email: EventEmailBody } }));
-    const { lastInsertRowid: seq } = await this.db.insert('events', {
-      ...row,
-      payload: stored,
-      body_of: bodyOf,
-    });
-    const queued = await this.db.rawRun(
-      fanOutSql(this.db.dialect),
-      seq,
-      created_at,
-      created_at,
-      created_at,
-      event.userId,
-      event.type,
-      event.inboxId,
-      event.inboxId,
-    );
-    return { ...row, seq, body_of: bodyOf, webhookDeliveries: queued.changes };
+    const pending: Pending = { row, stored, webhookId: event.webhookId };
+    if (!this.db.writeAtCommit(this.write, pending)) await this.write([pending]);
+    return row;
   }
+
+  /**
+   * Writes events and queues their webhook deliveries: one insert for all the events, one for
+   * all their deliveries. `seq`, `webhookDeliveries` and `deliveryId` of each row are set.
+   */
+  private readonly write = (events: Pending[]): Promise<void> =>
+    this.db.transaction(async () => {
+      const values = events.map(() => `(${EVENT_COLUMNS.map(() => '?').join(', ')})`).join(', ');
+      const written = await this.db.rawAll<{ id: string; seq: number }>(
+        `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${values} RETURNING id, seq`,
+        ...events.flatMap(({ row, stored }) =>
+          EVENT_COLUMNS.map((column) => (column === 'payload' ? stored : row[column])),
+        ),
+      );
+      const seqs = new Map(written.map((w) => [w.id, w.seq]));
+      for (const { row } of events) row.seq = seqs.get(row.id)!;
+      const fanned = events.filter((e) => e.webhookId === undefined).map((e) => e.row);
+      const queued = new Map<number, number>();
+      if (fanned.length > 0) {
+        const rows = await this.db.rawAll<{ event_seq: number }>(
+          fanOutSql(this.db.dialect, fanned.length),
+          ...fanned.flatMap((r) => [r.seq, r.created_at, r.user_id, r.type, r.inbox_id]),
+        );
+        for (const { event_seq } of rows) queued.set(event_seq, (queued.get(event_seq) ?? 0) + 1);
+      }
+      for (const { row, webhookId } of events) {
+        row.webhookDeliveries = queued.get(row.seq) ?? 0;
+        if (webhookId === undefined) continue;
+        const delivery = pendingDelivery(webhookId, row);
+        row.deliveryId = (await this.db.insert('webhook_deliveries', delivery)).lastInsertRowid;
+        row.webhookDeliveries = 1;
+      }
+    });
 
   /** Events after `afterSeq` for these inboxes, oldest first. */
   async since(inboxIds: number[], afterSeq: number, limit: number): Promise<EventRow[]> {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
+import type { SearchFields } from '../db/dialect.js';
 import { fillEventBody } from './event-bodies.js';
 import type { AttachmentsTable, MessagesTable } from '../db/schema.js';
 
@@ -62,11 +63,15 @@ export interface MessageFilter {
   limit: number;
 }
 
-export interface FtsFields {
-  subject: string;
-  addresses: string;
-  body: string;
+/** What a message's filing writes last: its source and its full-text index row. */
+interface SourceAndIndex {
+  id: number;
+  raw: Buffer;
+  fields: SearchFields;
 }
+
+/** Sources written by one statement at most (bigger messages go alone). */
+const RAW_STATEMENT_BYTES = 16 * 1024 * 1024;
 
 export class MessageStore {
   constructor(private readonly db: Db) {}
@@ -75,21 +80,67 @@ export class MessageStore {
     row: NewMessage,
     raw: Buffer,
     attachments: Omit<AttachmentRow, 'message_id'>[],
-    fts: FtsFields,
+    fts: SearchFields,
   ): Promise<number> {
     const { lastInsertRowid: id } = await this.db.insert('messages', row);
-    await this.db.rawRun('INSERT INTO message_raw (message_id, raw) VALUES (?, ?)', id, raw);
     for (const a of attachments) {
       await this.db.insert('attachments', { ...a, message_id: id });
     }
-    await this.db.rawRun(
-      'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES (?, ?, ?, ?)',
-      id,
-      fts.subject,
-      fts.addresses,
-      fts.body,
-    );
+    // The source and the index row are read by nobody before the commit: on PostgreSQL they are
+    // written just before it, with those of the other messages of the transaction (a group
+    // commit's), one statement each instead of two round trips a message.
+    const rest = { id, raw, fields: fts };
+    if (!this.db.writeAtCommit(this.writeQueued, rest)) await this.writeSourceAndIndex([rest]);
     return id;
+  }
+
+  private readonly writeQueued = async (messages: SourceAndIndex[]): Promise<void> => {
+    // A message filed and removed again in the same transaction has nothing left to write to.
+    const ids = messages.map((m) => m.id);
+    const kept = await this.db.all(this.db.kysely.selectFrom('messages').select('id').where('id', 'in', ids));
+    const stored = new Set(kept.map((k) => k.id));
+    await this.writeSourceAndIndex(messages.filter((m) => stored.has(m.id)));
+  };
+
+  private async writeSourceAndIndex(messages: SourceAndIndex[]): Promise<void> {
+    // In statements of up to RAW_STATEMENT_BYTES of sources (one message alone may be larger).
+    for (let start = 0; start < messages.length;) {
+      let end = start + 1;
+      let bytes = messages[start]!.raw.length;
+      while (end < messages.length && bytes + messages[end]!.raw.length <= RAW_STATEMENT_BYTES) {
+        bytes += messages[end++]!.raw.length;
+      }
+      const part = messages.slice(start, end);
+      await this.db.rawRun(
+        `INSERT INTO message_raw (message_id, raw) VALUES ${part.map(() => '(?, ?)').join(', ')}`,
+        ...part.flatMap((m) => [m.id, m.raw]),
+      );
+      start = end;
+    }
+    await this.index(messages);
+  }
+
+  /** Indexes messages for full-text search as this engine does it (see Dialect.searchIndexRow). */
+  async index(messages: { id: number; fields: SearchFields }[]): Promise<void> {
+    if (messages.length === 0) return;
+    const rows = messages.map((m) => this.db.dialect.searchIndexRow(m.id, m.fields));
+    const columns = Object.keys(rows[0]!);
+    const values = rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+    await this.db.rawRun(
+      `INSERT INTO messages_fts (${columns.join(', ')}) VALUES ${values}`,
+      ...rows.flatMap((row) => Object.values(row)),
+    );
+  }
+
+  /** Indexes these messages again (their index rows are replaced). */
+  async reindex(messages: { id: number; fields: SearchFields }[]): Promise<void> {
+    if (messages.length === 0) return;
+    const ids = messages.map((m) => m.id);
+    await this.db.rawRun(
+      `DELETE FROM messages_fts WHERE rowid IN (${ids.map(() => '?').join(', ')})`,
+      ...ids,
+    );
+    await this.index(messages);
   }
 
   async getByUid(inboxId: number, uid: number): Promise<MessageRow | undefined> {

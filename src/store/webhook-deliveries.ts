@@ -48,23 +48,6 @@ export class WebhookDeliveryStore {
     private readonly sealer: Sealer,
   ) {}
 
-  /** Queues one event for one webhook (the fan-out of ordinary events is in EventStore.append). */
-  async enqueue(webhookId: string, eventSeq: number, at = new Date()): Promise<number> {
-    const now = nowIso(at);
-    return (
-      await this.db.run(
-        this.db.kysely.insertInto('webhook_deliveries').values({
-          webhook_id: webhookId,
-          event_seq: eventSeq,
-          status: 'pending',
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
-        }),
-      )
-    ).lastInsertRowid;
-  }
-
   /** Due deliveries, oldest due first, leaving out webhooks that already have enough in flight. */
   async due(now: Date, skipWebhooks: string[], limit: number): Promise<{ id: number; webhook_id: string }[]> {
     let q = this.db.kysely

@@ -5,15 +5,10 @@ import { parseEmail } from '../../src/mail/parse.js';
 import { sampleBody } from './ingest.js';
 
 /** Fills a fresh data directory with `count` messages in one inbox, through the same code SMTP uses. */
-export async function fillInbox(
-  dataDir: string,
-  count: number,
-  databaseUrl?: string,
-): Promise<{ inbox: string; apiKey: string }> {
+export async function fillInbox(dataDir: string, count: number): Promise<{ inbox: string; apiKey: string }> {
   const mailroom = createMailroom({
     env: {},
     dataDir,
-    databaseUrl,
     verifyAuth: false,
     logger: pino({ level: 'silent' }),
     httpPort: 0,

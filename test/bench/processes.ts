@@ -81,8 +81,14 @@ export async function startMailroom(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = track(child);
-  await waitForPort(httpPort);
-  await waitForPort(smtpPort);
+  try {
+    // A start on a busy machine, or on an inbox of 100,000 messages, can take a while.
+    await waitForPort(httpPort, 60_000);
+    await waitForPort(smtpPort, 60_000);
+  } catch (error) {
+    await stopChild(child);
+    throw new Error(`${(error as Error).message}; the server said:\n${output()}`, { cause: error });
+  }
   const deadline = Date.now() + 10_000;
   while (!output().includes('Mailroom is running') && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 20));

@@ -5,8 +5,12 @@ import type { Db } from '../../src/db/connection.js';
 import { openDatabase } from '../../src/db/open.js';
 import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
 import { searchWords } from '../../src/mailbox/reading/read.js';
+import { searchFields } from '../../src/store/search-fields.js';
 import { postgresDialect } from '../../src/db/postgres/dialect.js';
 import { testPostgres } from '../helpers/test-postgres.js';
+
+/** Many distinct words: PostgreSQL's tsvector has limits FTS5 has not (1 MB, 2 KB a word). */
+const manyWords = Array.from({ length: 40_000 }, (_, i) => `w${i.toString(36)}x`).join(' ');
 
 /** What an email gives the index (see fileMessage): subject, addresses, body text. */
 const DOCUMENTS: [subject: string, addresses: string, body: string][] = [
@@ -14,6 +18,13 @@ const DOCUMENTS: [subject: string, addresses: string, body: string][] = [
   ['ÉTÉ 2026', 'bob.smith@mail.example.net', "don't forget the naïve_thing at 3.14, l’été"],
   ['東京タワー', 'carol@example.com', 'abc123 Ünïcödé and plain ascii'],
   ['Invoice #4411', 'billing@shop.test', 'Total: 12,50 EUR (VAT incl.) — thanks!'],
+  // Letters PostgreSQL's unaccent folds and FTS5 keeps; decomposed accents; Greek final sigma.
+  ['Søren Ærø Straße', 'Łukasz <lukasz@example.pl>', 'Ёлка й ΣΊΣΥΦΟΣ cafe\u0301s µm'],
+  // Marks FTS5 treats as separators (Hebrew points, Devanagari signs), emoji, symbols.
+  ['שָׁלוֹם नमस्ते', 'dev@example.in', 'ship it 🚀 now ½ ² ①② x\u200By'],
+  // A long text: the index holds its first 256 KB only, on both engines.
+  ['long', 'long@example.com', `${'early words '.repeat(30_000)}zebraword`],
+  ['many', 'many@example.com', `${manyWords} ${'q'.repeat(3000)} tailword`],
 ];
 
 /** Queries as a user types them into ?q= (every word must appear; the last one is a prefix). */
@@ -52,6 +63,39 @@ const QUERIES = [
   'thanks',
   'eur 12',
   'nothing here',
+  'søren',
+  'soren',
+  'aero',
+  'ærø',
+  'strasse',
+  'straße',
+  'lukasz',
+  'łukasz',
+  'ёлка',
+  'елка',
+  'й',
+  'сисифос',
+  'σίσυφοσ',
+  'ΣΊΣΥΦΟΣ',
+  'cafes',
+  'cafés',
+  'μm',
+  'µm',
+  'שלום',
+  'ש',
+  'נמ',
+  'नमस',
+  'ship 🚀',
+  '½',
+  '①②',
+  'x y',
+  'early',
+  'zebraword',
+  'w0x',
+  'wz3x',
+  'tailword',
+  'many w1',
+  'long early',
 ];
 
 /** PostgreSQL's SQL, to compile the dialect's condition without a server. */
@@ -75,8 +119,10 @@ describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
       "INSERT INTO inboxes (id, address, user_id, kind, created_at) VALUES (1, 'u@x.test', 1, 'local', 'now')",
     );
     await sqlite.rawRun("INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now')");
-    for (const [i, [subject, addresses, body]] of DOCUMENTS.entries()) {
+    for (const [i, [subject, from, text]] of DOCUMENTS.entries()) {
       const id = i + 1;
+      // As fileMessage gives them to the store (the body cut to its first 256 KB).
+      const { addresses, body } = searchFields(subject, from, '', [], text);
       await sqlite.rawRun(
         `INSERT INTO messages (id, inbox_id, uid, folder_id, thread_id, message_id, date, received_at, size)
          VALUES (?, 1, ?, 1, 't', 'm', 'now', 'now', 1)`,
@@ -95,9 +141,12 @@ describe('full-text search on SQLite (FTS5) and PostgreSQL (tsvector)', () => {
          VALUES ($1, 1, $1, 1, 't', 'm', 'now', 'now', 1)`,
         [id],
       );
+      // As the store indexes a message on PostgreSQL.
+      const row = postgresDialect.searchIndexRow(id, { subject, addresses, body });
+      const columns = Object.keys(row);
       await client.query(
-        'INSERT INTO messages_fts (rowid, subject, addresses, body) VALUES ($1, $2, $3, $4)',
-        [id, subject, addresses, body],
+        `INSERT INTO messages_fts (${columns.join(', ')}) VALUES (${columns.map((_, n) => `$${n + 1}`).join(', ')})`,
+        Object.values(row),
       );
     }
   });

@@ -272,6 +272,17 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
       // No progress bar when stderr is not a terminal.
       expect(a.stderr).toBe('');
       toPostgres = JSON.parse(a.stdout) as CopyJson;
+      // Planner statistics gathered at once: without them a list reads the whole inbox.
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ analyzed: boolean }>(
+          "SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'messages'",
+        );
+        expect(rows[0]?.analyzed).toBe(true);
+      } finally {
+        await client.end();
+      }
       const b = await cli(['db', 'copy', '--from', sourceDb, '--to', sqliteCopy, '--json'], {});
       expect(b.code, b.stderr + b.stdout).toBe(0);
       toSqlite = JSON.parse(b.stdout) as CopyJson;

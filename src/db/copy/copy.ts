@@ -1,4 +1,5 @@
 import type { Db } from '../connection.js';
+import type { SearchFields } from '../dialect.js';
 import { catalogOf } from './catalog.js';
 import type { Row } from './batches.js';
 import { insertRows, readInBatches } from './batches.js';
@@ -8,13 +9,6 @@ import { CopyRefused } from './refused.js';
 import { openSource, openTarget, oneLine, shownName } from './sides.js';
 import { inSnapshot } from './snapshot.js';
 import { quoted } from './table-info.js';
-
-/** What the full-text index holds for one message: the three texts ingest indexes. */
-export interface SearchFields {
-  subject: string;
-  addresses: string;
-  body: string;
-}
 
 export interface CopyProgress {
   table: string;
@@ -76,6 +70,10 @@ export async function copyDatabase(from: string, to: string, options: CopyOption
       throw error;
     }
     // Committed: from here on nothing removes the target.
+    // PostgreSQL plans with statistics its autovacuum gathers some time after a bulk load; until
+    // then a list or a search read the whole inbox (140 ms instead of 0.1 ms at 100,000). A
+    // failure here costs only that wait, not the copy.
+    if (target.db.engine === 'postgres') await target.db.rawRun('ANALYZE').catch(() => {});
     await target.db.close();
     return {
       from: source.name,
@@ -190,11 +188,15 @@ async function insertBatch(target: Db, table: TablePlan, rows: Row[]): Promise<v
 
 /** The full-text index of a batch of messages, as ingest fills it (never FTS internals). */
 async function indexBatch(target: Db, messages: Row[], fields: CopyOptions['searchFields']): Promise<void> {
-  const rows = messages.map((m) => {
-    const f = fields(m);
-    return [m.id, f.subject, f.addresses, f.body];
-  });
-  await insertRows(target, INDEX, ['rowid', 'subject', 'addresses', 'body'], rows);
+  const rows = messages.map((m) => target.dialect.searchIndexRow(Number(m.id), fields(m)));
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  await insertRows(
+    target,
+    INDEX,
+    columns,
+    rows.map((row) => Object.values(row)),
+  );
 }
 
 async function countOf(db: Db, table: string): Promise<number> {

@@ -30,7 +30,9 @@ const GENERATED_KEY: Partial<Record<keyof Database, string>> = {
 /**
  * Held from an event's insert to its commit: `events.seq` is handed out at insert, so without it
  * a transaction could commit seq 11 before another commits seq 10, and a reader that has seen 11
- * would never see 10. "events" in ASCII.
+ * would never see 10. EventStore.append inserts at the end of its transaction (writeAtCommit), so
+ * this is the last lock any transaction takes: held for the shortest time, and never held while
+ * waiting for a row lock (which could deadlock). "events" in ASCII.
  */
 export const EVENT_APPEND_LOCK_KEY = '435459072627';
 
@@ -49,6 +51,12 @@ const types = {
 interface Tx {
   client: pg.PoolClient;
   live: boolean;
+  /** Items to write just before COMMIT (writeAtCommit), by the function that writes them. */
+  atCommit: Map<(items: never[]) => Promise<void>, unknown[]>;
+  /** Whether it holds the event append lock (until it ends). */
+  eventLock?: boolean;
+  /** The last statement sent on its connection: calls made side by side run one after another. */
+  last: Promise<unknown>;
 }
 
 export interface PostgresOptions {
@@ -125,7 +133,9 @@ export class PostgresDb implements Db {
   }
 
   async rawAll<R>(sql: string, ...params: unknown[]): Promise<R[]> {
-    return (await this.query(numberPlaceholders(sql), params)).rows as R[];
+    const numbered = numberPlaceholders(sql);
+    const read = async () => (await this.query(numbered, params)).rows as R[];
+    return /^\s*insert\s+into\s+"?events"?\s/i.test(numbered) ? this.withEventLock(read) : read();
   }
 
   async rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined> {
@@ -142,7 +152,7 @@ export class PostgresDb implements Db {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inside.getStore()?.live) return fn();
     const client = await this.connect();
-    const tx: Tx = { client, live: true };
+    const tx: Tx = { client, live: true, atCommit: new Map(), last: Promise.resolve() };
     let lost: unknown;
     // A connection that drops between statements says so here; the next statement then fails.
     const onError = (error: unknown) => (lost ??= error);
@@ -151,7 +161,11 @@ export class PostgresDb implements Db {
       await this.onClient(client, 'BEGIN');
       let result: T;
       try {
-        result = await this.inside.run(tx, fn);
+        result = await this.inside.run(tx, async () => {
+          const done = await fn();
+          await writeQueued(tx);
+          return done;
+        });
       } catch (error) {
         await client.query('ROLLBACK').catch((e: unknown) => (lost ??= e));
         throw this.wrap(error);
@@ -167,6 +181,15 @@ export class PostgresDb implements Db {
       // A connection that failed is closed rather than handed to the next caller.
       client.release(lost ? toError(lost) : undefined);
     }
+  }
+
+  writeAtCommit<T>(write: (items: T[]) => Promise<void>, item: T): boolean {
+    const tx = this.inside.getStore();
+    if (!tx?.live) return false;
+    const queued = tx.atCommit.get(write) ?? [];
+    queued.push(item);
+    tx.atCommit.set(write, queued);
+    return true;
   }
 
   async close(): Promise<void> {
@@ -186,9 +209,15 @@ export class PostgresDb implements Db {
         : undefined;
       return { changes: result.rowCount ?? 0, lastInsertRowid: Number(last?.[key!] ?? 0) };
     };
-    if (table !== 'events') return write();
+    return table === 'events' ? this.withEventLock(write) : write();
+  }
+
+  /** `write` (an insert into events) holding the event append lock, taken once per transaction. */
+  private withEventLock<T>(write: () => Promise<T>): Promise<T> {
     return this.transaction(async () => {
-      await this.query('select pg_advisory_xact_lock($1)', [EVENT_APPEND_LOCK_KEY]);
+      const tx = this.inside.getStore()!;
+      if (!tx.eventLock) await this.query('select pg_advisory_xact_lock($1)', [EVENT_APPEND_LOCK_KEY]);
+      tx.eventLock = true;
       return write();
     });
   }
@@ -203,7 +232,12 @@ export class PostgresDb implements Db {
     const tx = this.inside.getStore();
     const params = parameters.map(storable);
     try {
-      if (tx?.live) return await tx.client.query(sql, params);
+      if (tx?.live) {
+        // One connection runs one statement at a time (pg queues them, but deprecates doing so).
+        const run = tx.last.then(() => tx.client.query(sql, params));
+        tx.last = run.catch(() => {});
+        return await run;
+      }
       return await this.pool.query(sql, params);
     } catch (error) {
       throw this.wrap(error);
@@ -238,6 +272,15 @@ export class PostgresDb implements Db {
  */
 function storable(value: unknown): unknown {
   return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
+}
+
+/** Everything writeAtCommit queued, each writer once with all its items; writers may queue more. */
+async function writeQueued(tx: Tx): Promise<void> {
+  while (tx.atCommit.size > 0) {
+    const [write, items] = tx.atCommit.entries().next().value!;
+    tx.atCommit.delete(write);
+    await write(items as never[]);
+  }
 }
 
 function toError(value: unknown): Error {

@@ -1,13 +1,19 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../dialect.js';
+import { tsqueryText, tsvectorText } from './text-search.js';
 
 export const postgresDialect: Dialect = {
   fullTextMatch(words) {
-    // `mailroom_search` is the text search configuration of migrations/postgres/001_init.sql;
-    // `:*` makes the last word a prefix (websearch_to_tsquery has no prefix match).
-    const query = words.map((w, i) => `'${w}'${i === words.length - 1 ? ':*' : ''}`).join(' & ');
-    return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE document @@ to_tsquery('mailroom_search', ${query}))`;
+    // Words made by FTS5's tokenizer on both sides (text-search.ts): PostgreSQL only matches.
+    const query = tsqueryText(words);
+    if (query === undefined) return sql<boolean>`false`;
+    return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE document @@ CAST(${query} AS tsquery))`;
   },
+  // The same three texts FTS5 is given, made into its words once, here: no trigger, no parser.
+  searchIndexRow: (id, { subject, addresses, body }) => ({
+    rowid: id,
+    document: tsvectorText(`${subject} ${addresses} ${body}`),
+  }),
   likeIgnoringCase: 'ILIKE',
   rowLocks: true,
   jsonElements: (expr, alias) => `json_array_elements_text((${expr})::json) AS ${alias}(value)`,

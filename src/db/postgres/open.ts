@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { ConfigError } from '../../config.js';
 import { PostgresDb } from './db.js';
 import type { PostgresOptions } from './db.js';
@@ -22,6 +23,27 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     throw connectProblem(error, db.name) ?? error;
   }
   return db;
+}
+
+/**
+ * Whether the database at `url` holds a Mailroom schema (some migration applied to it), read
+ * without changing anything. Undefined when it cannot be asked (unreachable, refused): opening it
+ * says why, in one line.
+ */
+export async function holdsMailroom(url: string): Promise<boolean | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ table: string | null }>(
+      "SELECT to_regclass('schema_migrations')::text AS table",
+    );
+    return rows[0]?.table != null;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** SQLSTATEs of a login the server refused: no such role or database, a wrong password. */

@@ -122,15 +122,16 @@ export async function rotateWebhookSecret(
  */
 export async function sendTestEvent(deps: MailboxDeps, userId: number, id: string) {
   const hook = await requireWebhook(deps, userId, id);
-  const { event, deliveryId } = await deps.store.groupCommit.submit(async () => {
-    const event = await deps.store.events.append({
+  const event = await deps.store.groupCommit.submit(() =>
+    deps.store.events.append({
       type: TEST_EVENT_TYPE,
       userId,
       inboxId: null,
       data: { webhook: { id: hook.id, url: hook.url }, message: 'A test event from Mailroom.' },
-    });
-    return { event, deliveryId: await deps.store.webhookDeliveries.enqueue(hook.id, event.seq) };
-  });
+      webhookId: hook.id,
+    }),
+  );
+  const deliveryId = event.deliveryId!;
   deps.bus.publish([event]);
   return {
     event: { id: event.id, type: event.type, created_at: event.created_at },

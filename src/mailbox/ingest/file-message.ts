@@ -6,13 +6,11 @@ import type { InboxRow } from '../../store/inboxes.js';
 import type { EventRow } from '../../store/events.js';
 import type { Store } from '../../store/index.js';
 import { nowIso } from '../../store/ids.js';
-import type { FtsFields, MessageRow } from '../../store/messages.js';
+import type { MessageRow } from '../../store/messages.js';
+import { searchFields } from '../../store/search-fields.js';
 import type { DeliveryView, EmailView } from '../reading/email-view.js';
 import { toEmailView } from '../reading/email-view.js';
 import { findThread, newThreadId } from './threading.js';
-
-/** Full-text indexing stops here; the whole text is still stored and returned. */
-const FTS_BODY_LIMIT = 256 * 1024;
 
 export interface FileInput {
   inbox: InboxRow;
@@ -30,31 +28,6 @@ export interface FileInput {
   threadId?: string;
 }
 
-/** What the full-text index holds for a message: its subject, the sender and recipients, the text. */
-function searchFields(
-  subject: string,
-  fromName: string,
-  fromAddress: string,
-  recipients: string[],
-  text: string,
-): FtsFields {
-  return {
-    subject,
-    addresses: [fromName, fromAddress, ...recipients].join(' '),
-    body: text.length > FTS_BODY_LIMIT ? text.slice(0, FTS_BODY_LIMIT) : text,
-  };
-}
-
-type IndexedColumns =
-  'subject' | 'from_name' | 'from_address' | 'to_addrs' | 'cc_addrs' | 'bcc_addrs' | 'text';
-
-/** The same index text from a stored message row: `mailroom db copy` rebuilds the index with it. */
-export function searchFieldsOfRow(row: Pick<MessageRow, IndexedColumns>): FtsFields {
-  const list = (json: string) => JSON.parse(json) as string[];
-  const recipients = [...list(row.to_addrs), ...list(row.cc_addrs), ...list(row.bcc_addrs)];
-  return searchFields(row.subject, row.from_name, row.from_address, recipients, row.text);
-}
-
 const addressesOf = (list: ParsedAddress[]) => list.map((a) => a.address).filter((a) => a !== '');
 
 /**
@@ -66,6 +39,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   const receivedAt = nowIso(input.receivedAt);
   const date = parsed.date ? nowIso(parsed.date) : receivedAt;
   const uid = input.uid ?? (await store.inboxes.allocateUid(inbox.id));
+  let newThread = false;
   const threadId =
     input.threadId ??
     (await findThread(store, inbox.id, parsed, parsed.date ?? input.receivedAt)) ??
@@ -73,6 +47,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
 
   async function createThread(): Promise<string> {
     const id = newThreadId();
+    newThread = true;
     await store.threads.create({
       id,
       inbox_id: inbox.id,
@@ -123,7 +98,8 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     attachmentRowsOf(parsed),
     searchFields(row.subject, row.from_name, row.from_address, [...to, ...cc, ...bcc], row.text),
   );
-  await store.threads.touch(threadId, uid, date);
+  // A thread made for this message already has its uid and date as the last.
+  if (!newThread) await store.threads.touch(threadId, uid, date);
   // The row as stored, without reading it back; a test compares it with the database's copy.
   return { ...row, id };
 }

@@ -85,8 +85,11 @@ export async function viewsOf(
   mode: 'full' | 'list',
 ): Promise<EmailView[]> {
   const ids = rows.map((r) => r.id);
-  const attachments = await deps.store.messages.attachmentsOf(ids);
-  const labels = await deps.store.messages.labelsOf(ids);
+  // Side by side: on PostgreSQL (outside a transaction) two connections, one round trip's wait.
+  const [attachments, labels] = await Promise.all([
+    deps.store.messages.attachmentsOf(ids),
+    deps.store.messages.labelsOf(ids),
+  ]);
   return rows.map((row) =>
     toEmailView(row, {
       folderName: folderName(row),

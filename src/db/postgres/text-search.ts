@@ -1,0 +1,39 @@
+import { searchWordsInOrder, searchWordsOf } from '../search-words.js';
+
+/** PostgreSQL refuses a lexeme of more bytes than this (tsvector input: "word is too long"). */
+const MAX_LEXEME_BYTES = 2046;
+/** A tsvector holds at most 1 MB; stop short of it (only a pathological text comes near). */
+const MAX_DOCUMENT_BYTES = 1_000_000;
+
+/** A word in the text form of tsvector and tsquery: quoted, quote and backslash doubled. */
+const quoted = (word: string) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+/**
+ * The text form of the tsvector that indexes `text` on PostgreSQL: the words FTS5 makes of it,
+ * as they are (no positions, no normalising by PostgreSQL: the words already are), so a cast
+ * to tsvector is all PostgreSQL does. Words PostgreSQL cannot hold are left out, as its own
+ * to_tsvector leaves them out.
+ */
+export function tsvectorText(text: string): string {
+  const lexemes: string[] = [];
+  let bytes = 0;
+  for (const word of searchWordsOf(text)) {
+    const size = Buffer.byteLength(word);
+    if (size > MAX_LEXEME_BYTES) continue;
+    bytes += size + 8;
+    if (bytes > MAX_DOCUMENT_BYTES) break;
+    lexemes.push(quoted(word));
+  }
+  return lexemes.join(' ');
+}
+
+/**
+ * The text form of the tsquery for what a user typed, split into words by the API: every word
+ * must be in the document, the last one as a prefix; each word is made what FTS5 makes of it.
+ * Undefined when no word is left (nothing can match).
+ */
+export function tsqueryText(words: string[]): string | undefined {
+  const lexemes = words.flatMap((word) => searchWordsInOrder(word).map(quoted));
+  if (lexemes.length === 0) return undefined;
+  return lexemes.map((lexeme, i) => (i === lexemes.length - 1 ? `${lexeme}:*` : lexeme)).join(' & ');
+}
