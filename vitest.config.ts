@@ -1,13 +1,37 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { engineFiles, listTestFiles } from './test/engines.js';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const files = engineFiles(root, listTestFiles(root));
+
+/** One project per engine, run together so the scheduler interleaves them (test/engines.ts says which file runs where). */
+function engine(name: 'sqlite' | 'postgres', include: string[]): TestProjectInlineConfiguration {
+  return {
+    // The parse and ingest threads start from the compiled sources (test/helpers/compiled-threads.ts).
+    resolve: {
+      alias: [{ find: /^\.\/thread-start\.js$/, replacement: `${root}test/helpers/compiled-threads.ts` }],
+    },
+    test: {
+      name,
+      include,
+      // test/helpers/server.ts reads it: the engine every test server of this project runs on.
+      env: { MAILROOM_TEST_DB: name },
+      // One PostgreSQL for the project's files (test/helpers/test-postgres.ts).
+      globalSetup: name === 'postgres' ? ['test/helpers/postgres-global.ts'] : [],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      pool: 'forks',
+    },
+  };
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
-    // One PostgreSQL for the run when MAILROOM_TEST_DB=postgres (test/helpers/test-postgres.ts).
-    globalSetup: ['test/helpers/postgres-global.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    // Once for the run, before either project: the sources compiled for child processes and threads.
+    globalSetup: ['test/helpers/compiled-global.ts'],
+    reporters: ['default', './test/helpers/engine-summary.ts'],
+    projects: [engine('sqlite', files.sqlite), engine('postgres', files.postgres)],
   },
 });
