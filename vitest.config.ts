@@ -23,6 +23,9 @@ function engine(name: 'sqlite' | 'postgres', include: string[]): TestProjectInli
       testTimeout: 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
+      isolate: false,
+      // global.gc() for the tests that measure what memory something holds.
+      execArgv: ['--expose-gc'],
     },
   };
 }
