@@ -191,7 +191,8 @@ describe('webhook delivery', () => {
         account: 'side@mailroom.test',
         email: { subject: 'Side' },
       });
-      expect(await attempts(server, narrow.id)).toHaveLength(1);
+      // The attempt is recorded once the receiver has answered: the receiver can see it first.
+      await eventually(async () => (await attempts(server, narrow.id)).length === 1);
 
       // A webhook for email.sent only hears nothing of arrivals.
       const sentOnly = await register(server, receiver.url, { events: ['email.sent'] });
@@ -275,7 +276,11 @@ describe('webhook delivery', () => {
     await eventually(() => receiver.delivered.some((r) => r.json.data.email.subject === 'After'));
     // Re-enabling does not bring back what was failed.
     const heldId = receiver.requests[0]!.id;
-    const after = await attempts(server, webhook.id);
+    // The attempt is recorded once the receiver has answered: the receiver can see it first.
+    const after = await eventually(async () => {
+      const rows = await attempts(server, webhook.id);
+      return rows[0]?.succeeded && rows;
+    });
     expect(after.filter((a) => a.event_id === heldId).every((a) => a.delivery.status === 'failed')).toBe(
       true,
     );
