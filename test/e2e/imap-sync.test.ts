@@ -149,10 +149,14 @@ describe('an IMAP mailbox synced both ways', () => {
       const res = await patch(first.uid, { action: 'read' });
       expect([404, 422, 502]).toContain(res.status);
       if (res.status === 502) {
-        refused = true;
         expect(res.json.error.code).toBe('upstream_error');
         const still = await world.server.api(`/emails/${first.uid}?${acc()}&folder=Projects`);
-        expect(still.json.data.email).toMatchObject({ folder: 'Projects', flags: first.flags });
+        // The sync may have dropped the local copy since (the folder is gone there): right too,
+        // but then nothing is left to compare, so the race is run again.
+        if (still.status !== 404) {
+          refused = true;
+          expect(still.json.data.email).toMatchObject({ folder: 'Projects', flags: first.flags });
+        }
       }
       await world.other.mailboxCreate('Projects');
       if (!refused) {
