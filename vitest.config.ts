@@ -4,7 +4,9 @@ import type { TestProjectInlineConfiguration } from 'vitest/config';
 import { engineFiles, listTestFiles } from './test/engines.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const files = engineFiles(root, listTestFiles(root));
+// Folders of test files that are not part of the run (the benchmarks run on their own).
+const notTests = ['test/bench'];
+const files = engineFiles(root, listTestFiles(root, notTests));
 
 /** One project per engine, run together so the scheduler interleaves them (test/engines.ts says which file runs where). */
 function engine(name: 'sqlite' | 'postgres', include: string[]): TestProjectInlineConfiguration {

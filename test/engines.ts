@@ -37,11 +37,11 @@ export function engineFiles(root: string, testFiles: string[]): EngineFiles {
   return { sqlite, postgres };
 }
 
-/** Every `*.test.ts` under test/, relative to root, the bench left out. */
-export function listTestFiles(root: string, dir = 'test'): string[] {
+/** Every `*.test.ts` under test/, relative to root, but those in the `skipped` folders. */
+export function listTestFiles(root: string, skipped: string[], dir = 'test'): string[] {
   return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const relative = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return relative === 'test/bench' ? [] : listTestFiles(root, relative);
+    if (entry.isDirectory()) return skipped.includes(relative) ? [] : listTestFiles(root, skipped, relative);
     return entry.name.endsWith('.test.ts') ? [relative] : [];
   });
 }
