@@ -41,6 +41,22 @@ export const Csrf: FC<{ session: Session }> = ({ session }) => (
   <input type="hidden" name="_csrf" value={session.csrfToken} />
 );
 
+/** A table's column heads; `actions` adds a last column of buttons, named for screen readers only. */
+export const ColumnHeads: FC<{ names: string[]; actions?: boolean }> = ({ names, actions }) => (
+  <thead>
+    <tr>
+      {names.map((name) => (
+        <th scope="col">{name}</th>
+      ))}
+      {actions ? (
+        <th scope="col">
+          <span class="visually-hidden">Actions</span>
+        </th>
+      ) : null}
+    </tr>
+  </thead>
+);
+
 /** A form that is one button: an action on one thing (revoke, remove, enable...), with its fields. */
 export const PostButton: FC<{
   session: Session;

@@ -10,7 +10,7 @@ import {
   removeUser,
 } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
+import { ColumnHeads, Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formPost, signedIn } from '../session.js';
 
@@ -39,13 +39,7 @@ async function domainsPage(c: DashContext, session: Session, state: State = {}) 
           <div class="table-wrap">
             <table class="dns cards-sm">
               <caption class="visually-hidden">DNS records of {d.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Type</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Type', 'Name', 'Value']} />
               <tbody>
                 {d.dnsRecords.map((r) => (
                   <tr>
@@ -104,16 +98,7 @@ async function usersPage(c: DashContext, session: Session, state: State = {}) {
       <h1>Users</h1>
       <div class="table-wrap">
         <table class="cards-sm">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Name', 'Role', 'Created']} actions />
           <tbody>
             {users.map((u) => (
               <tr>

@@ -9,7 +9,7 @@ import {
 import { oauthProviders } from '../../mailbox/operations/oauth-connect.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccountsWithCounts } from '../../mailbox/reading/accounts.js';
-import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { ColumnHeads, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formOf, signedIn } from '../session.js';
 import { OAuthConnectPanel, registerOAuthConnect } from './inboxes-oauth.js';
@@ -60,18 +60,7 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
       ) : (
         <div class="table-wrap">
           <table class="cards-sm">
-            <thead>
-              <tr>
-                <th scope="col">Address</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Mail</th>
-                <th scope="col">Unread</th>
-                <th scope="col">Sync</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['Address', 'Kind', 'Mail', 'Unread', 'Sync']} actions />
             <tbody>
               {inboxes.map((inbox) => (
                 <tr>

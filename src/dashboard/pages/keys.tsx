@@ -3,7 +3,7 @@ import type { AppEnv } from '../../http/context.js';
 import { createKey, listKeys, revokeKey } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
-import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { ColumnHeads, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { baseUrlOf, formOf, signedIn } from '../session.js';
 
@@ -82,17 +82,7 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
         ) : (
           <div class="table-wrap">
             <table class="cards-sm">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key starts with</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Name', 'Key starts with', 'Created', 'Last used']} actions />
               <tbody>
                 {active.map((k) => (
                   <tr>

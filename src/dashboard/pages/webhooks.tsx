@@ -13,7 +13,7 @@ import {
   updateWebhook,
 } from '../../mailbox/events/webhooks.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { ColumnHeads, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formAll, formOf, signedIn } from '../session.js';
 
@@ -176,15 +176,7 @@ async function hookPage(
         ) : (
           <div class="table-wrap">
             <table class="deliveries cards-sm">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Answer</th>
-                  <th scope="col">Time taken</th>
-                  <th scope="col">Delivery</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['When', 'Event', 'Answer', 'Time taken', 'Delivery']} />
               <tbody>
                 {deliveries.map((d) => (
                   <tr>
