@@ -93,7 +93,7 @@ export const settings = {
       .transform((v) => v.replace(/\/$/, ''))
       .optional(),
     default: undefined,
-    help: 'the address people reach the dashboard at, as in their browser: sign-in links use it, https makes cookies Secure (default http://<host>:<http port>)',
+    help: 'the address people reach the dashboard at, as in their browser: sign-in links and the OAuth2 redirect URI use it, https makes cookies Secure (default http://<host>:<http port>)',
   },
   hostname: {
     env: 'MAILROOM_HOSTNAME',
@@ -277,7 +277,7 @@ export const settings = {
     env: 'MAILROOM_OAUTH_GMAIL_CLIENT_ID',
     schema: z.string().min(1).optional(),
     default: undefined,
-    help: "the team's OAuth2 client id at Google, for mailboxes connected with provider gmail and a refresh token",
+    help: "the team's OAuth2 client id at Google, for mailboxes connected with provider gmail and a refresh token, and the dashboard's Connect button",
   },
   oauthGmailClientSecret: {
     env: 'MAILROOM_OAUTH_GMAIL_CLIENT_SECRET',
@@ -290,7 +290,7 @@ export const settings = {
     env: 'MAILROOM_OAUTH_MICROSOFT_CLIENT_ID',
     schema: z.string().min(1).optional(),
     default: undefined,
-    help: "the team's OAuth2 client id at Microsoft, for mailboxes connected with provider microsoft and a refresh token",
+    help: "the team's OAuth2 client id at Microsoft, for mailboxes connected with provider microsoft and a refresh token, and the dashboard's Connect button",
   },
   oauthMicrosoftClientSecret: {
     env: 'MAILROOM_OAUTH_MICROSOFT_CLIENT_SECRET',
@@ -303,7 +303,7 @@ export const settings = {
     env: 'MAILROOM_OAUTH_YAHOO_CLIENT_ID',
     schema: z.string().min(1).optional(),
     default: undefined,
-    help: "the team's OAuth2 client id at Yahoo, for mailboxes connected with provider yahoo and a refresh token",
+    help: "the team's OAuth2 client id at Yahoo, for mailboxes connected with provider yahoo and a refresh token, and the dashboard's Connect button",
   },
   oauthYahooClientSecret: {
     env: 'MAILROOM_OAUTH_YAHOO_CLIENT_SECRET',

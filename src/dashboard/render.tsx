@@ -22,6 +22,8 @@ export interface PageMeta {
   /** What went wrong, in plain words, above the content. */
   error?: string | undefined;
   status?: number;
+  /** Other origins this page's forms may lead to (a POST answered with a redirect there). */
+  formTargets?: string[];
 }
 
 const NAV: { section: Section; href: string; label: string; admin?: boolean }[] = [
@@ -147,7 +149,8 @@ export async function renderPage(
       {body}
     </Layout>,
   )}`;
-  c.header('Content-Security-Policy', PAGE_CSP);
+  const targets = meta.formTargets?.length ? ` ${meta.formTargets.join(' ')}` : '';
+  c.header('Content-Security-Policy', PAGE_CSP.replace("form-action 'self'", `form-action 'self'${targets}`));
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'same-origin');
   return c.html(html, (meta.status ?? 200) as 200);
@@ -186,6 +189,8 @@ const NOTICES: Record<string, string> = {
   'key-revoked': 'The key was revoked. Requests with it are refused from now on.',
   'inbox-added': 'The inbox was added.',
   'inbox-connected': 'The mailbox is connected. Its mail appears as the first sync goes on.',
+  'oauth-connected':
+    'The mailbox is connected with the access the provider gave (no password is kept). Its mail appears as the first sync goes on.',
   'inbox-removed': 'The inbox and its mail were removed.',
   'label-created': 'The label was created.',
   'label-saved': 'The label was saved.',

@@ -236,6 +236,18 @@ export interface SignInFailuresTable {
   failures: number;
 }
 
+/** A dashboard "Connect" with an OAuth2 provider under way (migration 012). */
+export interface OAuthAttemptsTable {
+  state_hash: string;
+  user_id: number;
+  provider: string;
+  code_verifier: string;
+  redirect_uri: string;
+  login_hint: Generated<string>;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -258,4 +270,5 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   sign_in_links: SignInLinksTable;
   sign_in_failures: SignInFailuresTable;
+  oauth_attempts: OAuthAttemptsTable;
 }

@@ -114,6 +114,9 @@ export class SqliteDb implements Db {
   async close(): Promise<void> {
     this.statements.clear();
     if (this.sqlite.open) this.sqlite.close();
+    // An enabled AsyncLocalStorage stays in Node's list for good and every new promise of the
+    // process visits it: a process that opens many databases (the tests) must let them go.
+    this.inside.disable();
   }
 
   /** Runs a statement now, unless a transaction other than the caller's holds the connection. */

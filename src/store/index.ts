@@ -12,6 +12,7 @@ import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
+import { OAuthAttemptStore } from './oauth-attempts.js';
 import { ResetStore } from './reset.js';
 import { Sealer } from './sealing.js';
 import { ThreadStore } from './threads.js';
@@ -32,6 +33,7 @@ export function createStore(db: Db, secret: string) {
     users: new UserStore(db),
     apiKeys: new ApiKeyStore(db),
     dashboardSessions: new DashboardSessionStore(db),
+    oauthAttempts: new OAuthAttemptStore(db),
     domains: new DomainStore(db, sealer),
     inboxes: new InboxStore(db),
     folders: new FolderStore(db),

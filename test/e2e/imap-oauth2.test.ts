@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROVIDERS } from '../../src/mailbox/connect/providers.js';
 import type { Dovecot } from '../helpers/dovecot.js';
 import { rawMessage, startDovecot } from '../helpers/dovecot.js';
 import { ADMIN_TOKEN, FAST_IMAP } from '../helpers/imap-setup.js';
 import type { OAuthProvider } from '../helpers/oauth-provider.js';
-import { OAUTH_CLIENT, startOAuthProvider } from '../helpers/oauth-provider.js';
+import { gmailAt, startOAuthProvider } from '../helpers/oauth-provider.js';
 import type { TestServer } from '../helpers/server.js';
 import { startServer } from '../helpers/server.js';
 
@@ -56,25 +55,10 @@ describe('a mailbox connected with an OAuth2 refresh token', { timeout: 90_000 }
     dovecot = await startDovecot({ oauth2IntrospectionUrl: oauth.introspectionUrl });
     dovecot.addUser(ADDRESS, 'the-other-clients-password');
     dovecot.addUser(ROTATING, 'another-password');
-    const smtpPort = Number(new URL(oauth.smtpUrl).port);
     server = await startServer({
       adminToken: ADMIN_TOKEN,
       imapOptions: FAST_IMAP,
-      env: {
-        MAILROOM_OAUTH_GMAIL_CLIENT_ID: OAUTH_CLIENT.id,
-        MAILROOM_OAUTH_GMAIL_CLIENT_SECRET: OAUTH_CLIENT.secret,
-      },
-      lookups: {
-        providers: {
-          ...PROVIDERS,
-          gmail: {
-            ...PROVIDERS.gmail,
-            imap: { host: '127.0.0.1', port: dovecot.port, security: 'none' },
-            smtp: { host: '127.0.0.1', port: smtpPort, security: 'none' },
-            oauth: { ...PROVIDERS.gmail.oauth!, tokenUrl: oauth.tokenUrl },
-          },
-        },
-      },
+      ...gmailAt(oauth, dovecot.port),
     });
     refreshToken = oauth.grant(ADDRESS);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
 import type { Dovecot } from '../helpers/dovecot.js';
-import { rawMessage, startDovecot } from '../helpers/dovecot.js';
+import { imapErrorText, rawMessage, startDovecot } from '../helpers/dovecot.js';
 import { ADMIN_TOKEN, FAST_IMAP } from '../helpers/imap-setup.js';
 import { connectAndSync, fillMaildir } from '../helpers/maildir.js';
 import type { TestServer } from '../helpers/server.js';
@@ -35,7 +35,9 @@ describe('initial IMAP sync time grows linearly with the mailbox', { timeout: 24
     );
     // Dovecot indexes a Maildir on its first SELECT: done here, so only Mailroom's work is timed.
     const other = await dovecot.client(user);
-    await other.mailboxOpen('INBOX');
+    await other.mailboxOpen('INBOX').catch((err: unknown) => {
+      throw new Error(`SELECT INBOX of ${user}: ${imapErrorText(err)}`, { cause: err });
+    });
     await other.logout();
     return connectAndSync(
       server,

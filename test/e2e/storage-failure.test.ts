@@ -5,35 +5,89 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
 import { sqliteOf } from '../helpers/sqlite-of.js';
 import { compiled } from '../helpers/compiled.js';
+import { testPostgres } from '../helpers/test-postgres.js';
 
-// On PostgreSQL: the failures are SQLite triggers in the file (postgres-outage covers PostgreSQL).
-describe.skipIf(onPostgres)('a storage failure while receiving', () => {
+/**
+ * The server's database reached below the store, on either engine: failures are injected as
+ * triggers in the database itself (not TEMP), so they reach every connection that writes mail,
+ * whichever thread or pool holds it.
+ */
+interface Below {
+  count(table: string): Promise<number>;
+  sum(sql: string): Promise<number>;
+  /** Makes inserts into `table` (those matching `when`) fail with `message` until the returned undo. */
+  failInserts(name: string, table: string, message: string, when?: string): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+function sqliteBelow(server: TestServer): Below {
+  const sqlite = () => sqliteOf(server.mailroom.db);
+  const number = (sql: string) => (sqlite().prepare(sql).get() as { n: number }).n;
+  return {
+    count: (table) => Promise.resolve(number(`SELECT count(*) AS n FROM ${table}`)),
+    sum: (sql) => Promise.resolve(number(sql)),
+    failInserts(name, table, message, when) {
+      sqlite().exec(
+        `CREATE TRIGGER ${name} BEFORE INSERT ON ${table} ${when ? `WHEN ${when}` : ''}
+         BEGIN SELECT RAISE(ABORT, '${message}'); END`,
+      );
+      return Promise.resolve(() => Promise.resolve(void sqlite().exec(`DROP TRIGGER ${name}`)));
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+async function postgresBelow(server: TestServer): Promise<Below> {
+  const client = new pg.Client({ connectionString: server.cliEnv.MAILROOM_DATABASE_URL });
+  await client.connect();
+  await client.query(
+    `CREATE FUNCTION fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '%', TG_ARGV[0]; END $$`,
+  );
+  const number = async (sql: string) => Number((await client.query<{ n: string }>(sql)).rows[0]!.n);
+  return {
+    count: (table) => number(`SELECT count(*) AS n FROM ${table}`),
+    sum: number,
+    async failInserts(name, table, message, when) {
+      await client.query(
+        `CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW ${when ? `WHEN (${when.replaceAll('NEW.', 'new.')})` : ''}
+         EXECUTE FUNCTION fail_insert('${message}')`,
+      );
+      return async () => void (await client.query(`DROP TRIGGER ${name} ON ${table}`));
+    },
+    close: () => client.end(),
+  };
+}
+
+describe('a storage failure while receiving', () => {
   let server: TestServer;
+  let below: Below;
   let bob: { key: string; inbox: string; userId: number };
   beforeAll(async () => {
     server = await startServer();
+    below = onPostgres ? await postgresBelow(server) : sqliteBelow(server);
     bob = await server.addUser('bob');
   });
-  afterAll(async () => server.stop());
+  afterAll(async () => {
+    await below.close();
+    await server.stop();
+  });
 
-  // Failures are injected as triggers in the database file itself (not TEMP), so they reach every
-  // connection that writes mail, whichever thread holds it.
-  const sqlite = () => sqliteOf(server.mailroom.db);
-  /** Row counts of every table a received message touches. */
-  const footprint = () =>
-    Object.fromEntries(
-      ['messages', 'message_raw', 'attachments', 'threads', 'events', 'messages_fts'].map((table) => [
-        table,
-        (sqlite().prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
-      ]),
-    );
-  const uidNext = () => (sqlite().prepare('SELECT sum(uid_next) AS n FROM inboxes').get() as { n: number }).n;
+  /** Row counts of every table a received message touches (PostgreSQL's search index is a column). */
+  const footprint = async () => {
+    const tables = ['messages', 'message_raw', 'attachments', 'threads', 'events'];
+    const counts: Record<string, number> = {};
+    for (const table of onPostgres ? tables : [...tables, 'messages_fts'])
+      counts[table] = await below.count(table);
+    return counts;
+  };
+  const uidNext = () => below.sum('SELECT sum(uid_next) AS n FROM inboxes');
 
   async function send(to: string[], subject: string) {
     const smtp = await openSmtp(server.mailroom.smtp.port);
@@ -47,21 +101,19 @@ describe.skipIf(onPostgres)('a storage failure while receiving', () => {
   }
 
   it('answers 451 4.3.0 and stores nothing when the database refuses the write', async () => {
-    const before = footprint();
-    const uids = uidNext();
-    sqlite().exec(
-      `CREATE TRIGGER fail_raw BEFORE INSERT ON message_raw BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
-    );
+    const before = await footprint();
+    const uids = await uidNext();
+    const undo = await below.failInserts('fail_raw', 'message_raw', 'disk full');
     try {
       const reply = await send([server.inbox], 'Lost?');
       expect(reply.code).toBe(451);
       expect(reply.text).toMatch(/^4\.3\.0 /);
       expect((await server.api(`/emails?account=${server.inbox}`)).status).toBe(200);
     } finally {
-      sqlite().exec('DROP TRIGGER fail_raw');
+      await undo();
     }
-    expect(footprint()).toEqual(before);
-    expect(uidNext()).toBe(uids);
+    expect(await footprint()).toEqual(before);
+    expect(await uidNext()).toBe(uids);
     expect((await server.api(`/emails?account=${server.inbox}`)).json.data.emails).toEqual([]);
 
     // The sender retries, as SMTP senders do after a 4xx: now it is stored, once.
@@ -72,28 +124,32 @@ describe.skipIf(onPostgres)('a storage failure while receiving', () => {
   });
 
   it('stores no copy at all when the copy for one of several inboxes fails', async () => {
-    const before = footprint();
+    const before = await footprint();
     const bobInbox = (await server.mailroom.deps.store.inboxes.findByAddress(bob.inbox))!;
-    sqlite().exec(
-      `CREATE TRIGGER fail_bob BEFORE INSERT ON messages WHEN NEW.inbox_id = ${bobInbox.id}
-       BEGIN SELECT RAISE(ABORT, 'no space for bob'); END`,
+    const undo = await below.failInserts(
+      'fail_bob',
+      'messages',
+      'no space for bob',
+      `NEW.inbox_id = ${bobInbox.id}`,
     );
     try {
       const reply = await send([server.inbox, bob.inbox], 'Both or neither');
       expect(reply.code).toBe(451);
     } finally {
-      sqlite().exec('DROP TRIGGER fail_bob');
+      await undo();
     }
-    expect(footprint()).toEqual(before);
+    expect(await footprint()).toEqual(before);
     const mine = (await server.api(`/emails?account=${server.inbox}`)).json.data.emails;
     expect(mine.map((e: { subject: string }) => e.subject)).not.toContain('Both or neither');
   });
 
   it('does not fail a neighbour that was committed in the same batch', async () => {
     const bobInbox = (await server.mailroom.deps.store.inboxes.findByAddress(bob.inbox))!;
-    sqlite().exec(
-      `CREATE TRIGGER fail_bob BEFORE INSERT ON messages WHEN NEW.inbox_id = ${bobInbox.id}
-       BEGIN SELECT RAISE(ABORT, 'no space for bob'); END`,
+    const undo = await below.failInserts(
+      'fail_bob',
+      'messages',
+      'no space for bob',
+      `NEW.inbox_id = ${bobInbox.id}`,
     );
     let replies: Awaited<ReturnType<typeof send>>[];
     try {
@@ -103,7 +159,7 @@ describe.skipIf(onPostgres)('a storage failure while receiving', () => {
         send([server.inbox], 'Good neighbour 2'),
       ]);
     } finally {
-      sqlite().exec('DROP TRIGGER fail_bob');
+      await undo();
     }
     expect(replies.map((r) => r.code)).toEqual([451, 250, 250]);
     const subjects = (await server.api(`/emails?account=${server.inbox}`)).json.data.emails.map(
@@ -124,7 +180,7 @@ interface Running {
 }
 
 /** Starts `mailroom serve` as its own process and reads its ports (and first-start key) from stdout. */
-async function serve(dataDir: string): Promise<Running> {
+async function serve(dataDir: string, databaseUrl: string | undefined): Promise<Running> {
   const child = spawn(
     process.execPath,
     [await compiled('src/cli/main.ts'), 'serve', '--http-port', '0', '--smtp-port', '0'],
@@ -133,6 +189,7 @@ async function serve(dataDir: string): Promise<Running> {
       env: {
         PATH: process.env.PATH ?? '',
         MAILROOM_DATA_DIR: dataDir,
+        ...(databaseUrl ? { MAILROOM_DATABASE_URL: databaseUrl } : {}),
         MAILROOM_VERIFY_AUTH: 'false',
         MAILROOM_LOG_LEVEL: 'silent',
       },
@@ -163,9 +220,12 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 describe('a crash in the middle of a stream of mail', { timeout: 180_000 }, () => {
   let dataDir: string;
+  let databaseUrl: string | undefined;
   const children: ChildProcess[] = [];
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-crash-'));
+    // The project's engine, as startServer() would choose it.
+    databaseUrl = onPostgres ? await (await testPostgres()).createDatabase() : undefined;
   });
   afterAll(() => {
     for (const child of children)
@@ -174,7 +234,7 @@ describe('a crash in the middle of a stream of mail', { timeout: 180_000 }, () =
   });
 
   it('keeps every message that was answered 250 after kill -9 and a restart', async () => {
-    const first = await serve(dataDir);
+    const first = await serve(dataDir, databaseUrl);
     children.push(first.child);
     const key = first.key!;
     const inbox = 'agent@mailroom.test';
@@ -217,7 +277,7 @@ describe('a crash in the middle of a stream of mail', { timeout: 180_000 }, () =
     await Promise.all(lanes);
     await exited(first.child);
 
-    const second = await serve(dataDir);
+    const second = await serve(dataDir, databaseUrl);
     children.push(second.child);
     expect(second.key).toBeUndefined();
 

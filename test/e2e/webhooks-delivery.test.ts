@@ -84,7 +84,7 @@ describe('webhook delivery', () => {
     expect(() => other.verify(request!.body, request!.headers)).toThrow();
     expect(() => new Webhook(webhook.secret).verify(`${request!.body} `, request!.headers)).toThrow();
 
-    // The attempt is recorded once the receiver has answered, a moment after it got the request.
+    // The attempt is recorded once the receiver has answered: the receiver can see it first.
     const log = await eventually(async () => {
       const rows = await attempts(server, webhook.id);
       return rows.length > 0 && rows;
@@ -195,6 +195,7 @@ describe('webhook delivery', () => {
         account: 'side@mailroom.test',
         email: { subject: 'Side' },
       });
+      // The attempt is recorded once the receiver has answered: the receiver can see it first.
       await eventually(async () => (await attempts(server, narrow.id)).length === 1);
 
       // A webhook for email.sent only hears nothing of arrivals.
@@ -219,8 +220,7 @@ describe('webhook delivery', () => {
       expect(receiver.delivered[0]!.json.data.account).toBe(server.inbox);
       expect(otherReceiver.delivered[0]!.json.data.account).toBe(other.inbox);
       expect(otherReceiver.requests.every((r) => r.json.data.account === other.inbox)).toBe(true);
-      const theirLog = await attempts(server, theirs.id, other.key);
-      expect(theirLog).toHaveLength(1);
+      await eventually(async () => (await attempts(server, theirs.id, other.key)).length === 1);
       expect((await server.api(`/webhooks/${mine.id}/deliveries`, { key: other.key })).status).toBe(404);
     } finally {
       await otherReceiver.close();
@@ -279,7 +279,11 @@ describe('webhook delivery', () => {
     await eventually(() => receiver.delivered.some((r) => r.json.data.email.subject === 'After'));
     // Re-enabling does not bring back what was failed.
     const heldId = receiver.requests[0]!.id;
-    const after = await attempts(server, webhook.id);
+    // The attempt is recorded once the receiver has answered: the receiver can see it first.
+    const after = await eventually(async () => {
+      const rows = await attempts(server, webhook.id);
+      return rows[0]?.succeeded && rows;
+    });
     expect(after.filter((a) => a.event_id === heldId).every((a) => a.delivery.status === 'failed')).toBe(
       true,
     );

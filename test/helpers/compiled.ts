@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildSync } from 'esbuild';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** At the depth of dist/, so paths the code finds from its own file (../../migrations) still hold. */
@@ -15,8 +15,16 @@ const lockDir = `${outDir}.lock`;
  * through tsx. Built from the sources whenever one of them is newer than the last build (never
  * a stale dist/), once for all test workers (a lock directory keeps them from building twice).
  */
-export async function compiled(file: string): Promise<string> {
-  if (!isFresh()) await buildLocked();
+export function compiled(file: string): Promise<string> {
+  return Promise.resolve(compiledSync(file));
+}
+
+/**
+ * compiled(), for callers that cannot wait (a worker thread is started synchronously). The build
+ * takes about a second; the tests' globalSetup has normally done it before any test starts.
+ */
+export function compiledSync(file: string): string {
+  if (!isFresh()) buildLocked();
   return path.join(outDir, file.replace(/^src\//, '').replace(/\.ts$/, '.js'));
 }
 
@@ -37,7 +45,7 @@ function isFresh(): boolean {
   }
 }
 
-async function buildLocked(): Promise<void> {
+function buildLocked(): void {
   for (;;) {
     try {
       fs.mkdirSync(lockDir);
@@ -46,7 +54,7 @@ async function buildLocked(): Promise<void> {
       // Another worker is building; a lock left by a killed run is taken over after a minute.
       const age = Date.now() - (fs.statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > 60_000) fs.rmSync(lockDir, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
     }
   }
   try {
@@ -54,7 +62,7 @@ async function buildLocked(): Promise<void> {
     const started = Date.now();
     fs.rmSync(outDir, { recursive: true, force: true });
     const entryPoints = listSources(path.join(root, 'src'));
-    await build({
+    buildSync({
       entryPoints,
       outdir: outDir,
       outbase: path.join(root, 'src'),

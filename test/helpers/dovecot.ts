@@ -224,17 +224,43 @@ function oauth2Passdb(dir: string, introspectionUrl: string): string {
 
 /** A plain IMAP client logged in on a loopback test server, without TLS. */
 export async function loopbackClient(port: number, user: string, password: string): Promise<ImapFlow> {
-  const client = new ImapFlow({
-    host: '127.0.0.1',
-    port,
-    secure: false,
-    doSTARTTLS: false,
-    auth: { user, pass: password },
-    logger: false,
-  });
-  client.on('error', () => {});
-  await client.connect();
-  return client;
+  // Dovecot starts its auth process on the first login; on a cold, loaded machine the login
+  // process can give up waiting for it and answer "NO [UNAVAILABLE] Temporary authentication
+  // failure" (seen once in a CI run). That is the test server warming up, so try again.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const client = new ImapFlow({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      doSTARTTLS: false,
+      auth: { user, pass: password },
+      logger: false,
+    });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      return client;
+    } catch (err) {
+      const { serverResponseCode } = err as { serverResponseCode?: string };
+      const temporary = serverResponseCode === 'UNAVAILABLE' || /temporary/i.test(imapErrorText(err));
+      if (!temporary || Date.now() > deadline) {
+        throw new Error(`IMAP login as ${user} failed: ${imapErrorText(err)}`, { cause: err });
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** What the server answered to a failed ImapFlow command ("Command failed" alone says nothing). */
+export function imapErrorText(err: unknown): string {
+  const { message, responseText, executedCommand } = err as Error & {
+    responseText?: string;
+    executedCommand?: string;
+  };
+  return [message, executedCommand && `to ${executedCommand.trim()}`, responseText && `: ${responseText}`]
+    .filter(Boolean)
+    .join(' ');
 }
 
 function canConnect(port: number): Promise<boolean> {

@@ -4,15 +4,15 @@ import type { Postgres, PostgresDatabases } from './postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The server test/helpers/postgres-global.ts started for the run; '' when it started none. */
-    postgresAdminUrl: string;
+    /** The server test/helpers/postgres-global.ts started for the `postgres` project's files. */
+    postgresAdminUrl: string | undefined;
   }
 }
 
 let own: Promise<Postgres> | undefined;
 
 /**
- * The PostgreSQL this test file uses: the run's shared server (MAILROOM_TEST_DB=postgres), else
+ * The PostgreSQL this test file uses: the run's shared server (the `postgres` project), else
  * one started for this test process on first call, which goes away when the process ends. A test
  * that stops or kills the server must start its own with startPostgres() instead.
  */

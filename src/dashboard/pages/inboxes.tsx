@@ -6,17 +6,19 @@ import {
   hostedDomainNames,
   removeInbox,
 } from '../../mailbox/operations/admin.js';
+import { oauthProviders } from '../../mailbox/operations/oauth-connect.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccountsWithCounts } from '../../mailbox/reading/accounts.js';
 import { Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formOf, signedIn } from '../session.js';
+import { OAuthConnectPanel, registerOAuthConnect } from './inboxes-oauth.js';
 
 interface InboxesState {
   error?: string;
   status?: number;
   /** Which form the error belongs to, and what was typed (never a password). */
-  form?: 'add' | 'connect';
+  form?: 'add' | 'connect' | 'oauth';
   values?: Record<string, string>;
 }
 
@@ -31,8 +33,9 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
   const deps = c.var.deps;
   const inboxes = await listAccountsWithCounts(deps, session.user.id);
   const domains = await hostedDomainNames(deps);
+  const providers = oauthProviders(deps);
   const v = state.values ?? {};
-  const errorFor = (form: 'add' | 'connect') =>
+  const errorFor = (form: 'add' | 'connect' | 'oauth') =>
     state.form === form && state.error ? (
       <p class="error" role="alert" id={`${form}-error`}>
         {state.error}
@@ -47,6 +50,8 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
       notice: noticeOf(c),
       error: state.form ? undefined : state.error,
       ...(state.status ? { status: state.status } : {}),
+      // The Connect buttons' POST is answered with a redirect to the provider.
+      formTargets: providers.map((p) => p.authorizationOrigin),
     },
     <>
       <h1>Inboxes</h1>
@@ -150,6 +155,14 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
             </form>
           )}
         </section>
+        {providers.length > 0 ? (
+          <OAuthConnectPanel
+            session={session}
+            providers={providers}
+            address={state.form === 'oauth' ? (v.address ?? '') : ''}
+            error={errorFor('oauth')}
+          />
+        ) : null}
         <section class="panel" aria-labelledby="connect-title">
           <h2 id="connect-title">Connect an external mailbox</h2>
           <p class="muted small">
@@ -217,6 +230,7 @@ export function registerInboxes(app: Hono<AppEnv>): void {
     '/inboxes',
     signedIn((c, session) => inboxesPage(c, session)),
   );
+  registerOAuthConnect(app, inboxesPage);
   app.post(
     '/inboxes',
     signedIn(async (c, session) => {

@@ -196,6 +196,8 @@ export class PostgresDb implements Db {
     if (this.closed) return;
     this.closed = true;
     await this.pool.end();
+    // As SqliteDb.close: an enabled AsyncLocalStorage is visited by every new promise for good.
+    this.inside.disable();
   }
 
   /** An insert answering the generated key of its table, if it has one, as lastInsertRowid. */

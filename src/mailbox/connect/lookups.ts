@@ -30,6 +30,13 @@ const CLIENT_SETTINGS: Partial<Record<ProviderName, [keyof Config, keyof Config,
   yahoo: ['oauthYahooClientId', 'oauthYahooClientSecret', 'MAILROOM_OAUTH_YAHOO_CLIENT_ID'],
 };
 
+/** The providers with OAuth2 whose client id is set: those the dashboard offers a "Connect" button for. */
+export function providersWithOAuthClient(config: Config, lookups: ConnectLookups): ProviderName[] {
+  return (Object.keys(CLIENT_SETTINGS) as ProviderName[]).filter(
+    (name) => lookups.providers[name].oauth !== undefined && config[CLIENT_SETTINGS[name]![0]] !== undefined,
+  );
+}
+
 /**
  * The token endpoint and the team's OAuth client for a provider, or a 400 naming what is missing
  * (a provider without OAuth2, or no client id set).

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { decodeJwt } from 'jose';
 import type { OAuthEndpoints } from './providers.js';
 
 /** The team's OAuth client at one provider (settings MAILROOM_OAUTH_<PROVIDER>_CLIENT_ID/_SECRET). */
@@ -13,11 +14,14 @@ export interface TokenAnswer {
   expiresAt: number;
   /** A new refresh token, when the provider rotates them (Microsoft does): it replaces the stored one. */
   refreshToken?: string;
+  /** The OpenID Connect ID token, when the scopes asked for one (`openid`). */
+  idToken?: string;
 }
 
 /**
- * The provider refused the refresh token itself (`invalid_grant`: revoked, expired, or issued to
- * another client). Nothing but a new authorization fixes it.
+ * The provider refused the grant itself (`invalid_grant`): a refresh token revoked, expired, or
+ * issued to another client, or an authorization code already used or expired. Nothing but a new
+ * authorization fixes it.
  */
 export class RefreshTokenRefused extends Error {}
 
@@ -64,12 +68,15 @@ async function tokenRequest(
       accessToken: json.access_token,
       expiresAt: Date.now() + lifetime * 1000,
       ...(typeof json.refresh_token === 'string' ? { refreshToken: json.refresh_token } : {}),
+      ...(typeof json.id_token === 'string' ? { idToken: json.id_token } : {}),
     };
   }
   const code = typeof json.error === 'string' ? json.error : `HTTP ${res.status}`;
   const said = typeof json.error_description === 'string' ? `: ${json.error_description}` : '';
-  if (code === 'invalid_grant')
-    throw new RefreshTokenRefused(`${host} refused the refresh token (${code}${said})`);
+  if (code === 'invalid_grant') {
+    const what = params.grant_type === 'authorization_code' ? 'authorization code' : 'refresh token';
+    throw new RefreshTokenRefused(`${host} refused the ${what} (${code}${said})`);
+  }
   throw new TokenEndpointFailed(`the OAuth2 token endpoint ${host} answered ${code}${said}`);
 }
 
@@ -138,4 +145,23 @@ export function authorizationUrl(
   };
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   return url.toString();
+}
+
+/**
+ * The mailbox address an ID token names: its `email` claim, unless the provider says the address
+ * is not verified or the token was issued to another client. The signature is not checked: the
+ * token came straight from the token endpoint over TLS, which OpenID Connect Core 3.1.3.7 accepts
+ * in place of it. Undefined when the token names no usable address.
+ */
+export function emailOfIdToken(idToken: string, client: OAuthClient): string | undefined {
+  let claims: ReturnType<typeof decodeJwt>;
+  try {
+    claims = decodeJwt(idToken);
+  } catch {
+    return undefined;
+  }
+  const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+  if (audiences.length > 0 && !audiences.includes(client.clientId)) return undefined;
+  if (claims.email_verified === false || claims.email_verified === 'false') return undefined;
+  return typeof claims.email === 'string' && claims.email ? claims.email : undefined;
 }

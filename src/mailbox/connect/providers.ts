@@ -46,7 +46,8 @@ export const PROVIDERS: ProviderTable = {
     oauth: {
       authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
       tokenUrl: 'https://oauth2.googleapis.com/token',
-      scopes: ['https://mail.google.com/'],
+      // openid email: an ID token naming the address (the dashboard's Connect button reads it).
+      scopes: ['https://mail.google.com/', 'openid', 'email'],
       authorizationParams: { access_type: 'offline', prompt: 'consent' },
     },
   },
@@ -64,6 +65,8 @@ export const PROVIDERS: ProviderTable = {
         'https://outlook.office.com/IMAP.AccessAsUser.All',
         'https://outlook.office.com/SMTP.Send',
         'offline_access',
+        'openid',
+        'email',
       ],
     },
   },

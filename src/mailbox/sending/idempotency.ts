@@ -54,14 +54,26 @@ export async function replayIfSeen<T>(deps: MailboxDeps, guard: IdempotencyGuard
   return check.response as T;
 }
 
-/** Runs a keyed request, or replays the response stored for its key instead. */
+/**
+ * Runs a keyed request, or replays the response stored for its key instead. A request that
+ * fails asks once more: a twin with the same key may have committed between this one's first
+ * look and its work (the draft it sends is then gone), and the twin's response is the answer.
+ * On PostgreSQL each read is a round trip, so that window is wide enough to be hit.
+ */
 export async function withIdempotency<T>(
   deps: MailboxDeps,
   guard: IdempotencyGuard | null,
   run: () => Promise<T>,
 ): Promise<T> {
   const seen = await replayIfSeen<T>(deps, guard);
-  return seen ?? run();
+  if (seen) return seen;
+  try {
+    return await run();
+  } catch (error) {
+    const check = guard ? await checkIdempotency(deps, guard) : null;
+    if (check?.kind === 'replay') return check.response as T;
+    throw error;
+  }
 }
 
 export function idempotencyConflict(): Conflict {
