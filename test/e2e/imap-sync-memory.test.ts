@@ -14,7 +14,7 @@ import type { ServeProcess } from '../helpers/serve-process.js';
 // Issue 17 finding 5: RSS grew ~200 MB while `mailroom serve` synced 20,000 small messages, most of
 // it garbage V8 left in its old generation (pretenured parser objects and the Buffers they held)
 // and SQLite's 64 MB page cache filling. The server runs as its own process so only its memory is
-// read (/proc), never this test worker's. Measured at 8,000 messages: +72-78 MB with the fix
+// read (/proc), never this test worker's. Measured at 8,000 messages: +72-84 MB with the fix
 // (about 30 MB of it V8's young generation growing to its size, once), +160 MB with V8's own
 // heap growth and pretenuring. Memory, unlike time, hardly moves on a loaded machine.
 const MESSAGES = 8000;
