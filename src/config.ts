@@ -342,6 +342,12 @@ export const settings = {
     default: 30_000,
     help: 'a parse running longer is stopped; the message is kept with its headers only',
   },
+  heapGrowthPercent: {
+    env: 'MAILROOM_HEAP_GROWTH_PERCENT',
+    schema: z.coerce.number().int().min(0).max(1000),
+    default: 30,
+    help: "serve: V8's old generation grows this % past the live heap before a full collection, pretenuring off (0: V8's defaults)",
+  },
   dbSync: {
     env: 'MAILROOM_DB_SYNC',
     schema: z.enum(['full', 'normal']),

@@ -65,6 +65,8 @@ export interface MailroomSettings {
   ingestThread?: boolean;
   parseThreads?: number;
   parseDeadlineMs?: number;
+  /** Read by `mailroom serve` only: an embedding process keeps its own V8 settings. */
+  heapGrowthPercent?: number;
   dbSync?: 'full' | 'normal';
   /** Everything in memory: no file is written, and all is gone at stop(). */
   memory?: boolean;

@@ -3,8 +3,8 @@ import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
 import type { Dovecot } from '../helpers/dovecot.js';
 import { imapErrorText, rawMessage, startDovecot } from '../helpers/dovecot.js';
-import { ADMIN_TOKEN, FAST_IMAP } from '../helpers/imap-setup.js';
-import { connectAndSync, fillMaildir } from '../helpers/maildir.js';
+import { ADMIN_TOKEN, FAST_IMAP, connectAndSync } from '../helpers/imap-setup.js';
+import { fillMaildir } from '../helpers/maildir.js';
 import type { TestServer } from '../helpers/server.js';
 import { startServer } from '../helpers/server.js';
 

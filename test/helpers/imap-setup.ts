@@ -119,3 +119,35 @@ export async function remoteFolder(client: ImapFlow, path: string) {
     lock.release();
   }
 }
+
+/**
+ * Connects a mailbox through the admin API and waits until its INBOX holds `messages` and the
+ * first sync has finished: the seconds that took.
+ */
+export async function connectAndSync(
+  server: TestServer,
+  connect: { address: string; imapUrl: string; smtpUrl: string },
+  messages: number,
+): Promise<number> {
+  const began = Date.now();
+  const res = await server.api('/admin/v1/inboxes', {
+    key: ADMIN_TOKEN,
+    body: {
+      address: connect.address,
+      user: 'default',
+      imap: { url: connect.imapUrl },
+      smtp: { url: connect.smtpUrl },
+    },
+  });
+  if (res.status !== 201) throw new Error(`connect: ${res.status} ${res.text}`);
+  const store = server.mailroom.deps.store;
+  const inbox = (await store.inboxes.findByAddress(connect.address))!;
+  const folder = (await store.folders.find(inbox.id, 'INBOX'))!;
+  while (
+    (await store.folders.countMessages(folder.id)) < messages ||
+    !(await store.inboxes.get(inbox.id))!.last_sync_at
+  ) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return (Date.now() - began) / 1000;
+}
