@@ -12,6 +12,8 @@ export interface InboundMessage {
   raw: Buffer;
   /** Distinct local inboxes; the message is stored once for each. */
   inboxes: InboxRow[];
+  /** The INBOX folder of each inbox, where the caller read it already (SMTP, with the recipient). */
+  inboxFolders?: (FolderRow | undefined)[];
   authResults?: unknown;
   /** File into Spam instead of INBOX (DMARC reject). */
   spam?: boolean;
@@ -72,8 +74,9 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
 export async function inboundFolders(deps: MailboxDeps, message: InboundMessage): Promise<FolderRow[]> {
   const folderName = message.spam ? 'Spam' : 'INBOX';
   return Promise.all(
-    message.inboxes.map(async (inbox) => {
-      const folder = await deps.store.folders.find(inbox.id, folderName);
+    message.inboxes.map(async (inbox, i) => {
+      const known = message.spam ? undefined : message.inboxFolders?.[i];
+      const folder = known ?? (await deps.store.folders.find(inbox.id, folderName));
       if (!folder) throw new Error(`inbox ${inbox.address} has no ${folderName} folder`);
       return folder;
     }),
