@@ -29,6 +29,18 @@ export async function requireFolder(deps: MailboxDeps, inbox: InboxRow, name: st
   return folder;
 }
 
+/** requireInbox and requireFolder, in one query when the folder is found by its name. */
+export async function requireInboxFolder(
+  deps: MailboxDeps,
+  userId: number,
+  account: string,
+  name: string,
+): Promise<{ inbox: InboxRow; folder: FolderRow }> {
+  const found = await deps.store.folders.findWithInbox(account.trim(), name);
+  if (!found || found.inbox.user_id !== userId) throw new Forbidden();
+  return { inbox: found.inbox, folder: found.folder ?? (await requireFolder(deps, found.inbox, name)) };
+}
+
 /** A message by uid, optionally required to be in a folder. */
 export async function requireMessage(
   deps: MailboxDeps,

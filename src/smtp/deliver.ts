@@ -1,7 +1,7 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { receiveMessage } from '../mailbox/ingest/receive.js';
-import type { InboxRow } from '../store/inboxes.js';
+import type { Recipient } from './recipient-policy.js';
 import type { DnsResolver } from './auth-check.js';
 import { checkAuthentication } from './auth-check.js';
 import { reply } from './replies.js';
@@ -11,7 +11,7 @@ export async function deliver(
   deps: MailboxDeps,
   session: SMTPServerSession,
   raw: Buffer,
-  inboxes: InboxRow[],
+  recipients: Recipient[],
   authResolver?: DnsResolver,
 ): Promise<string> {
   const { config, log } = deps;
@@ -32,7 +32,9 @@ export async function deliver(
     spam = checked.reject;
   }
   try {
-    const filed = await receiveMessage(deps, { raw, inboxes, authResults, spam });
+    const inboxes = recipients.map((r) => r.inbox);
+    const inboxFolders = recipients.map((r) => r.inboxFolder);
+    const filed = await receiveMessage(deps, { raw, inboxes, inboxFolders, authResults, spam });
     return `2.0.0 Ok: stored ${filed.map((f) => f.uid).join(',')}`;
   } catch (error) {
     log.error({ err: error, session: session.id }, 'storing an inbound message failed');

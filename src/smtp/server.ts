@@ -1,7 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import type { InboxRow } from '../store/inboxes.js';
 import type { DnsResolver } from './auth-check.js';
 import type { CommandDeadline } from './deadlines.js';
 import { commandDeadline, dataDeadline } from './deadlines.js';
@@ -9,6 +8,7 @@ import { deliver, receivedHeader } from './deliver.js';
 import { InflightBudget } from './inflight-budget.js';
 import { MessageBuffer } from './message-buffer.js';
 import { resolveRecipient } from './recipient-policy.js';
+import type { Recipient } from './recipient-policy.js';
 import { reply } from './replies.js';
 import { readTlsFiles, tlsReloader } from './tls.js';
 
@@ -19,7 +19,8 @@ export interface SmtpOptions {
 }
 
 interface SessionState {
-  inboxes: Map<number, InboxRow>;
+  /** The accepted recipients, by inbox id. */
+  inboxes: Map<number, Recipient>;
   failedRecipients: number;
   commands: CommandDeadline | null;
 }
@@ -96,8 +97,8 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
       if (session.envelope.rcptTo.length >= config.maxRecipients)
         return callback(reply.tooManyRecipients(config.maxRecipients));
       resolveRecipient(deps, address.address).then(
-        (inbox) => {
-          state.inboxes.set(inbox.id, inbox);
+        (recipient) => {
+          state.inboxes.set(recipient.inbox.id, recipient);
           callback();
         },
         (error: Error & { responseCode?: number }) => {

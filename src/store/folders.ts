@@ -2,9 +2,23 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { FoldersTable } from '../db/schema.js';
 import { nowIso } from './ids.js';
+import type { InboxRow } from './inboxes.js';
 
 export type FolderRow = Selectable<FoldersTable>;
 export type FolderWithCounts = FolderRow & { total: number; unread: number };
+
+/** Every column of folders (the compiler checks the list is whole), read beside an inbox's. */
+const FOLDER_COLUMNS = Object.keys({
+  id: true,
+  inbox_id: true,
+  name: true,
+  special_use: true,
+  remote_path: true,
+  uid_validity: true,
+  created_at: true,
+  highest_modseq: true,
+  uid_next_seen: true,
+} satisfies Record<keyof FoldersTable, true>);
 
 export class FolderStore {
   constructor(private readonly db: Db) {}
@@ -16,6 +30,34 @@ export class FolderStore {
       inboxId,
       name.toLowerCase(),
     )) as FolderRow | undefined;
+  }
+
+  /**
+   * The inbox at `address` and its folder named `name` (as `find` matches it) in one query: a
+   * page of mail asks for both, and on PostgreSQL each query is a round trip.
+   */
+  async findWithInbox(
+    address: string,
+    name: string,
+  ): Promise<{ inbox: InboxRow; folder: FolderRow | undefined } | undefined> {
+    const row = await this.db.rawFirst<Record<string, unknown>>(
+      `SELECT i.*, ${FOLDER_COLUMNS.map((c) => `f.${c} AS "folder.${c}"`).join(', ')}
+         FROM inboxes i LEFT JOIN folders f ON f.inbox_id = i.id AND lower(f.name) = ?
+         WHERE i.address = ?`,
+      name.toLowerCase(),
+      address.toLowerCase(),
+    );
+    if (!row) return undefined;
+    const inbox: Record<string, unknown> = {};
+    const folder: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column.startsWith('folder.')) folder[column.slice('folder.'.length)] = value;
+      else inbox[column] = value;
+    }
+    return {
+      inbox: inbox as InboxRow,
+      folder: folder.id === null ? undefined : (folder as FolderRow),
+    };
   }
 
   async findBySpecialUse(inboxId: number, specialUse: string): Promise<FolderRow | undefined> {

@@ -1,5 +1,6 @@
 import type { ParsedEmail } from '../../mail/types.js';
 import type { EventRow } from '../../store/events.js';
+import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MailboxDeps } from '../deps.js';
 import { releaseAfterLarge } from './release-large.js';
@@ -11,6 +12,8 @@ export interface InboundMessage {
   raw: Buffer;
   /** Distinct local inboxes; the message is stored once for each. */
   inboxes: InboxRow[];
+  /** The INBOX folder of each inbox, where the caller read it already (SMTP, with the recipient). */
+  inboxFolders?: (FolderRow | undefined)[];
   authResults?: unknown;
   /** File into Spam instead of INBOX (DMARC reject). */
   spam?: boolean;
@@ -51,28 +54,51 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
     const byId = new Map(message.inboxes.map((inbox) => [inbox.id, inbox]));
     return reply.filed.map((f) => ({ inbox: byId.get(f.inboxId)!, uid: f.uid }));
   }
+  // Looked up before the group commit, side by side with the other sessions' work: inside it each
+  // lookup is one more round trip in the chain every message of a batch waits on (PostgreSQL).
+  const folders = await inboundFolders(deps, message);
   const events: EventRow[] = [];
   const filed = await deps.store.groupCommit.submit(() => {
     events.length = 0;
-    return fileForEach(deps, message, parsed, events);
+    return fileForEach(deps, message, parsed, events, folders);
   });
   deps.bus.publish(events);
   return filed;
 }
 
-/** The core, for callers already inside a transaction (local delivery of a send). One inbox after another. */
+/**
+ * The folder each inbox files the message into (INBOX, or Spam), in the order of
+ * `message.inboxes`. INBOX and Spam cannot be removed or renamed, so a lookup made before the
+ * transaction that files the message still holds in it.
+ */
+export async function inboundFolders(deps: MailboxDeps, message: InboundMessage): Promise<FolderRow[]> {
+  const folderName = message.spam ? 'Spam' : 'INBOX';
+  return Promise.all(
+    message.inboxes.map(async (inbox, i) => {
+      const known = message.spam ? undefined : message.inboxFolders?.[i];
+      const folder = known ?? (await deps.store.folders.find(inbox.id, folderName));
+      if (!folder) throw new Error(`inbox ${inbox.address} has no ${folderName} folder`);
+      return folder;
+    }),
+  );
+}
+
+/**
+ * The core, for callers already inside a transaction (local delivery of a send). One inbox after
+ * another; `folders` as inboundFolders answers them, looked up here if not given.
+ */
 export async function fileForEach(
   deps: MailboxDeps,
   message: InboundMessage,
   parsed: ParsedEmail,
   events: EventRow[],
+  folders?: FolderRow[],
 ): Promise<Filed[]> {
   const receivedAt = message.receivedAt ?? new Date();
   const filed: Filed[] = [];
-  for (const inbox of message.inboxes) {
-    const folderName = message.spam ? 'Spam' : 'INBOX';
-    const folder = await deps.store.folders.find(inbox.id, folderName);
-    if (!folder) throw new Error(`inbox ${inbox.address} has no ${folderName} folder`);
+  const into = folders ?? (await inboundFolders(deps, message));
+  for (const [i, inbox] of message.inboxes.entries()) {
+    const folder = into[i]!;
     const row = await fileMessage(deps.store, {
       inbox,
       folder,

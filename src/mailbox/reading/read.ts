@@ -1,6 +1,6 @@
 import type { InboxRow } from '../../store/inboxes.js';
 import type { ListedMessageRow, MessageRow } from '../../store/messages.js';
-import { requireFolder, requireInbox, requireMessage } from '../access.js';
+import { requireInbox, requireInboxFolder, requireMessage } from '../access.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { MailboxDeps } from '../deps.js';
 import type { EmailView } from './email-view.js';
@@ -32,8 +32,7 @@ export async function listEmails(
   userId: number,
   query: ListQuery,
 ): Promise<{ emails: EmailView[]; nextCursor: string | null }> {
-  const inbox = await requireInbox(deps, userId, query.account);
-  const folder = await requireFolder(deps, inbox, query.folder ?? 'INBOX');
+  const { inbox, folder } = await requireInboxFolder(deps, userId, query.account, query.folder ?? 'INBOX');
   let labelId: string | undefined;
   if (query.label !== undefined) {
     const label = await deps.store.labels.resolve(userId, query.label);
