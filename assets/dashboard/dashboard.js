@@ -15,6 +15,39 @@
     });
   }
 
+  // Dates in the reader's own time zone (the server writes UTC: it cannot know the zone).
+  // data-zone adds the zone's name; the UTC time stays in the tooltip.
+  function pad(n) {
+    return (n < 10 ? '0' : '') + n;
+  }
+  function localTimes(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (el) {
+      var d = new Date(el.getAttribute('datetime'));
+      if (isNaN(d.getTime())) return;
+      var text =
+        d.getFullYear() +
+        '-' +
+        pad(d.getMonth() + 1) +
+        '-' +
+        pad(d.getDate()) +
+        ' ' +
+        pad(d.getHours()) +
+        ':' +
+        pad(d.getMinutes());
+      if (el.hasAttribute('data-zone')) {
+        var zone = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' })
+          .formatToParts(d)
+          .filter(function (part) {
+            return part.type === 'timeZoneName';
+          })[0];
+        if (zone) text += ' ' + zone.value;
+      }
+      el.title = d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+      el.textContent = (el.textContent.charAt(0) === ' ' ? ' ' : '') + text;
+    });
+  }
+  localTimes(document);
+
   // Copy buttons: data-copy names the element whose text is copied.
   document.addEventListener('click', function (event) {
     var button = event.target.closest('button[data-copy]');
@@ -79,6 +112,7 @@
           holder.innerHTML = html;
           var row = holder.firstElementChild;
           row.classList.add('arrived');
+          localTimes(row);
           list.insertBefore(row, list.firstChild);
           var empty = document.getElementById('empty-list');
           if (empty) empty.remove();

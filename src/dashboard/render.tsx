@@ -232,7 +232,7 @@ export function noticeOf(c: Context<AppEnv>): string | undefined {
   return done ? NOTICES[done] : undefined;
 }
 
-/** Dates as a person reads them, in UTC (the server cannot know the reader's zone without script). */
+/** Dates as a person reads them, in UTC; dashboard.js rewrites each `<time>` in the reader's zone. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);

@@ -58,6 +58,32 @@ describe('mail in the dashboard', () => {
     });
   });
 
+  it("shows dates in the reader's own time zone, the UTC time in the tooltip", async () => {
+    await server.sendMail({
+      from: 'clock@example.com',
+      to: server.inbox,
+      subject: 'Written just before midnight UTC',
+      text: 'Which day is it for you?',
+      date: new Date('2026-03-01T23:45:00Z'),
+    });
+    // The same session in a browser set to India's time, UTC+5:30 all year.
+    const inIndia = await browser.newContext({ timezoneId: 'Asia/Kolkata' });
+    await inIndia.addCookies(await context.cookies());
+    const local = await inIndia.newPage();
+    try {
+      await local.goto(listUrl());
+      const row = local.locator('li', { hasText: 'Written just before midnight UTC' });
+      expect(await row.locator('time').textContent()).toBe('2026-03-02 05:15');
+      await row.getByRole('link').click();
+      await local.waitForURL(/\/mail\/message\?/);
+      const date = local.locator('.headers time');
+      expect(await date.textContent()).toMatch(/^2026-03-02 05:15 \S+/);
+      expect(await date.getAttribute('title')).toBe('2026-03-01 23:45 UTC');
+    } finally {
+      await inIndia.close();
+    }
+  });
+
   it('adds new mail to the open list without a reload', async () => {
     await page.goto(listUrl());
     await page.waitForSelector('ul[data-connected]');

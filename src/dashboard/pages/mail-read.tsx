@@ -132,7 +132,9 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
         ) : null}
         <dt>Date</dt>
         <dd>
-          <time datetime={email.date}>{when(email.date)} UTC</time>
+          <time datetime={email.date} data-zone>
+            {when(email.date)} UTC
+          </time>
         </dd>
         <dt>Checks</dt>
         <dd>
