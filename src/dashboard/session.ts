@@ -13,7 +13,7 @@ export const SESSION_COOKIE = 'mailroom_session';
 export type DashContext = Context<AppEnv>;
 export type Page = (c: DashContext, session: Session) => Response | Promise<Response>;
 
-/** The form fields of a POST, strings only (the dashboard uploads no files). */
+/** The form fields of a POST, strings only (files: formFiles). */
 export async function formOf(c: DashContext): Promise<Record<string, string>> {
   const body = await c.req.parseBody({ all: true });
   const out: Record<string, string> = {};
@@ -22,6 +22,16 @@ export async function formOf(c: DashContext): Promise<Record<string, string>> {
     if (typeof first === 'string') out[key] = first;
   }
   return out;
+}
+
+/**
+ * The files chosen in a multipart form's file field. A field left empty still sends one part
+ * with no name and no bytes; it is not a file. The body is bounded by signedIn like any POST.
+ */
+export async function formFiles(c: DashContext, name: string): Promise<File[]> {
+  const value = (await c.req.parseBody({ all: true }))[name];
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.filter((v): v is File => typeof v !== 'string' && (v.name !== '' || v.size > 0));
 }
 
 /** Every value of a repeated field (checkboxes). */

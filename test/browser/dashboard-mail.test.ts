@@ -162,6 +162,9 @@ describe('mail in the dashboard', () => {
     await page.getByRole('link', { name: /Notes on the analytical engine/ }).click();
     await page.getByRole('link', { name: 'Reply', exact: true }).click();
     await page.getByLabel('Message').fill('Thank you, Ada');
+    await page
+      .getByLabel('Attachments')
+      .setInputFiles({ name: 'sketch.txt', mimeType: 'text/plain', buffer: Buffer.from('a sketch') });
     await page.getByRole('button', { name: 'Send' }).click();
     await page.waitForURL(/folder=Sent/);
     const sent = await page.locator('#messages').textContent();
@@ -169,8 +172,34 @@ describe('mail in the dashboard', () => {
     expect(sent).toContain('Re: Notes on the analytical engine');
     const api = await server.api(`/emails?account=${server.inbox}&folder=Sent`);
     const reply = api.json.data.emails.find((e: { subject: string }) => e.subject.startsWith('Re:'));
-    expect(reply).toMatchObject({ to: ['ada@example.com'] });
+    expect(reply).toMatchObject({ to: ['ada@example.com'], attachments: [{ filename: 'sketch.txt' }] });
     expect(reply.inReplyTo).toMatch(/@/);
+  });
+
+  it('attaches chosen files to a new message; they go out whole', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(70_000, 7)]);
+    await page.goto(`${server.baseUrl}/compose?account=${encodeURIComponent(server.inbox)}`);
+    await page.getByLabel('To').fill('erin@example.net');
+    await page.getByLabel('Subject').fill('The report, attached');
+    await page.getByLabel('Message').fill('Both files are attached.');
+    await page.getByLabel('Attachments').setInputFiles([
+      { name: 'report.pdf', mimeType: 'application/pdf', buffer: pdf },
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('line one\nline two\n') },
+    ]);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.waitForURL(/folder=Sent/);
+    const sent = (await server.api(`/emails?account=${server.inbox}&folder=Sent`)).json.data.emails.find(
+      (e: { subject: string }) => e.subject === 'The report, attached',
+    );
+    expect(sent.attachments).toMatchObject([
+      { filename: 'report.pdf', contentType: 'application/pdf' },
+      { filename: 'notes.txt', contentType: 'text/plain' },
+    ]);
+    const bytes = await fetch(
+      `${server.baseUrl}/api/v1/emails/${sent.uid}/attachments/${sent.attachments[0].id}?account=${server.inbox}&folder=Sent`,
+      { headers: { authorization: `Bearer ${server.key}` } },
+    );
+    expect(Buffer.from(await bytes.arrayBuffer()).equals(pdf)).toBe(true);
   });
 
   it('saves a draft, edits it, and sends it', async () => {

@@ -6,11 +6,12 @@ import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
 import type { EmailView } from '../../mailbox/reading/email-view.js';
 import { readEmail } from '../../mailbox/reading/read.js';
+import type { AttachmentInput } from '../../mailbox/sending/outgoing-input.js';
 import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
 import { sendEmail } from '../../mailbox/sending/send.js';
 import { Csrf, problemOf, renderPage, when } from '../render.js';
 import type { DashContext } from '../session.js';
-import { formOf, signedIn } from '../session.js';
+import { formFiles, formOf, signedIn } from '../session.js';
 import { q } from './mail-parts.js';
 
 type Mode = 'new' | 'reply' | 'reply-all' | 'forward';
@@ -84,7 +85,7 @@ async function composePage(c: DashContext, session: Session, state: ComposeState
           {mode === 'forward' ? ', with its attachments.' : '. The original is quoted below your text.'}
         </p>
       ) : null}
-      <form method="post" action="/compose" class="stack">
+      <form method="post" action="/compose" class="stack" enctype="multipart/form-data">
         <Csrf session={session} />
         <input type="hidden" name="mode" value={mode} />
         <input type="hidden" name="once" value={v.once ?? crypto.randomUUID()} />
@@ -127,6 +128,16 @@ async function composePage(c: DashContext, session: Session, state: ComposeState
             {v.text ?? ''}
           </textarea>
         </label>
+        {mode === 'forward' ? null : (
+          <label>
+            Attachments
+            <input type="file" name="attachments" multiple aria-describedby="attachments-help" />
+            <span class="help" id="attachments-help">
+              {state.error ? 'Choose the files again: a page sent back cannot keep them. ' : ''}
+              At most {Math.floor(c.var.deps.config.maxMessageBytes / 1024 / 1024)} MB in all
+            </span>
+          </label>
+        )}
         <div class="toolbar">
           <button type="submit" name="intent" value="send" class="primary">
             Send
@@ -197,6 +208,9 @@ export function registerCompose(app: Hono<AppEnv>): void {
       const once = { idempotencyKey: `dashboard-${form.once ?? crypto.randomUUID()}` };
       const text = form.text ?? '';
       try {
+        const files = await attachmentsOf(await formFiles(c, 'attachments'));
+        // Only files chosen now: a draft's earlier attachments stay unless new ones replace them.
+        const attach = files.length > 0 ? { attachments: files } : {};
         if (mode === 'reply' || mode === 'reply-all' || mode === 'forward') {
           const source = { account, uid: Number(form.uid) || 0, folder: form.folder ?? 'INBOX' };
           if (mode === 'forward') {
@@ -206,7 +220,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
               deps,
               userId,
               source,
-              { text, replyAll: mode === 'reply-all', cc: list(form.cc) },
+              { text, replyAll: mode === 'reply-all', cc: list(form.cc), ...attach },
               once,
             );
           }
@@ -218,6 +232,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
           bcc: list(form.bcc),
           subject: form.subject ?? '',
           text,
+          ...attach,
         };
         if (form.intent === 'save') {
           if (draft) await updateDraft(deps, userId, account, draft, fields);
@@ -247,5 +262,16 @@ export function registerCompose(app: Hono<AppEnv>): void {
         });
       }
     }),
+  );
+}
+
+/** Uploaded files as the API's attachments (base64 content, the browser's media type if any). */
+async function attachmentsOf(files: File[]): Promise<AttachmentInput[]> {
+  return Promise.all(
+    files.map(async (file) => ({
+      filename: file.name || 'attachment',
+      ...(file.type ? { contentType: file.type } : {}),
+      content: Buffer.from(await file.arrayBuffer()).toString('base64'),
+    })),
   );
 }
