@@ -120,4 +120,31 @@ describe('keys, inboxes, webhooks and the admin pages in the dashboard', () => {
       expect.arrayContaining([expect.objectContaining({ name: 'bob', admin: false })]),
     );
   });
+
+  it('gives an admin a one-time sign-in link for another user, which signs that user in once', async () => {
+    await page.goto(`${base()}/users`);
+    await page.getByLabel('Name').fill('carol');
+    await page.getByLabel(/Password/).fill('carols password');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    await page.waitForURL(/done=user-added/);
+    await page.getByRole('button', { name: 'Sign-in link for carol' }).click();
+    const link = (await page.getByTestId('sign-in-link').textContent())!.trim();
+    expect(link).toMatch(/\/sign-in\/link\/\S+$/);
+    expect(page.url()).not.toContain(link.split('/').pop()!);
+    await checkPage(page, 'users-link');
+
+    const carol = await browser.newContext();
+    const tab = await carol.newPage();
+    await tab.goto(link);
+    await tab.getByRole('button', { name: 'Continue to the dashboard' }).click();
+    await tab.waitForURL(/\/mail$/);
+    expect(await tab.locator('header').textContent()).toContain('carol');
+    // Spent: the same link signs no one in again.
+    const again = await browser.newContext();
+    const second = await again.newPage();
+    await second.goto(link);
+    await second.getByRole('button', { name: 'Continue to the dashboard' }).click();
+    expect(await second.textContent('body')).toMatch(/already used or has expired/);
+    await Promise.all([carol.close(), again.close()]);
+  });
 });

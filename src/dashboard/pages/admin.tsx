@@ -10,11 +10,17 @@ import {
   removeUser,
 } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
+import { SIGN_IN_LINK_MS, createSignInLink } from '../../mailbox/operations/sign-in.js';
 import { ColumnHeads, Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
-import { formPost, signedIn } from '../session.js';
+import { baseUrlOf, formOf, formPost, signedIn } from '../session.js';
 
-type State = { error?: string; status?: number };
+type State = {
+  error?: string;
+  status?: number;
+  /** A one-time sign-in link just made for a user: shown once, never in a URL of this page. */
+  link?: { name: string; url: string };
+};
 
 async function domainsPage(c: DashContext, session: Session, state: State = {}) {
   const deps = c.var.deps;
@@ -96,6 +102,23 @@ async function usersPage(c: DashContext, session: Session, state: State = {}) {
     },
     <>
       <h1>Users</h1>
+      {state.link ? (
+        <section class="panel reveal" aria-labelledby="new-link">
+          <h2 id="new-link">A sign-in link for {state.link.name}</h2>
+          <p>
+            Give it to {state.link.name} privately: it signs in once, within {SIGN_IN_LINK_MS / 60_000}{' '}
+            minutes, with no password. It is shown only this once.
+          </p>
+          <div class="copyable">
+            <code id="new-link-value" class="wrap" data-testid="sign-in-link">
+              {state.link.url}
+            </code>
+            <button type="button" class="copy" data-copy="new-link-value">
+              Copy link
+            </button>
+          </div>
+        </section>
+      ) : null}
       <div class="table-wrap">
         <table class="cards-sm">
           <ColumnHeads names={['Name', 'Role', 'Created']} actions />
@@ -111,15 +134,24 @@ async function usersPage(c: DashContext, session: Session, state: State = {}) {
                   {u.id === session.user.id ? (
                     <span class="muted small">you</span>
                   ) : (
-                    <PostButton
-                      session={session}
-                      action="/users/remove"
-                      fields={{ id: String(u.id) }}
-                      label="Remove"
-                      name={`Remove user ${u.name}`}
-                      danger
-                      confirm={`Remove ${u.name} with its inboxes, mail, keys and webhooks?`}
-                    />
+                    <>
+                      <PostButton
+                        session={session}
+                        action="/users/link"
+                        fields={{ id: String(u.id) }}
+                        label="Sign-in link"
+                        name={`Sign-in link for ${u.name}`}
+                      />
+                      <PostButton
+                        session={session}
+                        action="/users/remove"
+                        fields={{ id: String(u.id) }}
+                        label="Remove"
+                        name={`Remove user ${u.name}`}
+                        danger
+                        confirm={`Remove ${u.name} with its inboxes, mail, keys and webhooks?`}
+                      />
+                    </>
                   )}
                 </td>
               </tr>
@@ -185,6 +217,19 @@ export function registerAdminPages(app: Hono<AppEnv>): void {
     });
     return '/users?done=user-added';
   });
+  // Answered as a page, not a redirect: the link must not travel in a URL or the history.
+  app.post(
+    '/users/link',
+    signedIn(async (c, session) => {
+      const id = Number((await formOf(c)).id);
+      const user = (await listUsers(c.var.deps)).find((u) => u.id === id);
+      if (!user) return usersPage(c, session, { error: 'There is no such user.', status: 404 });
+      const token = await createSignInLink(c.var.deps, user.id);
+      return usersPage(c, session, {
+        link: { name: user.name, url: `${baseUrlOf(c)}/sign-in/link/${token}` },
+      });
+    }, admin),
+  );
   act('/users/remove', usersPage, async (c, form) => {
     await removeUser(c.var.deps, Number(form.id) || 0);
     return '/users?done=user-removed';
