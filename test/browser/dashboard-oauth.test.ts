@@ -29,7 +29,6 @@ describe('connecting a mailbox with the Connect button (OAuth2, authorization co
   beforeAll(async () => {
     [oauth, browser] = await Promise.all([startOAuthProvider(), launchBrowser()]);
     dovecot = await startDovecot({ oauth2IntrospectionUrl: oauth.introspectionUrl });
-    // Users first: Dovecot may not reread its passwd file changed within the same second.
     for (const address of [ADDRESS, TYPED]) dovecot.addUser(address, 'the-other-clients-password');
     for (const address of [ADDRESS, TYPED]) {
       const other = await dovecot.client(address);

@@ -92,7 +92,7 @@ describe('connecting an external mailbox', () => {
   });
 
   it('shows a sync error in GET /accounts when the password changes, and recovers', async () => {
-    const passwd = path.join(world.dovecot.dir, 'passwd');
+    const passwd = world.dovecot.passwdFileOf(world.user);
     const original = fs.readFileSync(passwd, 'utf8');
     fs.writeFileSync(passwd, original.replace(world.password, 'changed-elsewhere'));
     await world.dovecot.restart();
