@@ -41,6 +41,24 @@ export const Csrf: FC<{ session: Session }> = ({ session }) => (
   <input type="hidden" name="_csrf" value={session.csrfToken} />
 );
 
+/** A value shown once with a button that copies it (the script copies the code's text). */
+export const Copyable: FC<{ id: string; value: string; button: string; wrap?: boolean; testId?: string }> = ({
+  id,
+  value,
+  button,
+  wrap,
+  testId,
+}) => (
+  <div class="copyable">
+    <code id={id} {...(wrap ? { class: 'wrap' } : {})} {...(testId ? { 'data-testid': testId } : {})}>
+      {value}
+    </code>
+    <button type="button" class="copy" data-copy={id}>
+      {button}
+    </button>
+  </div>
+);
+
 /** A table's column heads; `actions` adds a last column of buttons, named for screen readers only. */
 export const ColumnHeads: FC<{ names: string[]; actions?: boolean }> = ({ names, actions }) => (
   <thead>

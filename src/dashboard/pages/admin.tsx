@@ -11,7 +11,7 @@ import {
 } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { SIGN_IN_LINK_MS, createSignInLink } from '../../mailbox/operations/sign-in.js';
-import { ColumnHeads, Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
+import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { baseUrlOf, formOf, formPost, signedIn } from '../session.js';
 
@@ -109,14 +109,13 @@ async function usersPage(c: DashContext, session: Session, state: State = {}) {
             Give it to {state.link.name} privately: it signs in once, within {SIGN_IN_LINK_MS / 60_000}{' '}
             minutes, with no password. It is shown only this once.
           </p>
-          <div class="copyable">
-            <code id="new-link-value" class="wrap" data-testid="sign-in-link">
-              {state.link.url}
-            </code>
-            <button type="button" class="copy" data-copy="new-link-value">
-              Copy link
-            </button>
-          </div>
+          <Copyable
+            id="new-link-value"
+            value={state.link.url}
+            button="Copy link"
+            wrap
+            testId="sign-in-link"
+          />
         </section>
       ) : null}
       <div class="table-wrap">

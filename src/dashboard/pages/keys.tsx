@@ -3,7 +3,7 @@ import type { AppEnv } from '../../http/context.js';
 import { createKey, listKeys, revokeKey } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
-import { ColumnHeads, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { baseUrlOf, formOf, signedIn } from '../session.js';
 
@@ -43,23 +43,9 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
           <p>
             <strong>Copy it now: it is shown only this once.</strong> Mailroom keeps only its fingerprint.
           </p>
-          <div class="copyable">
-            <code id="new-key-value" data-testid="new-key">
-              {state.created.key}
-            </code>
-            <button type="button" class="copy" data-copy="new-key-value">
-              Copy key
-            </button>
-          </div>
+          <Copyable id="new-key-value" value={state.created.key} button="Copy key" testId="new-key" />
           <p>Try it:</p>
-          <div class="copyable">
-            <code id="new-key-curl" class="wrap">
-              {curl}
-            </code>
-            <button type="button" class="copy" data-copy="new-key-curl">
-              Copy command
-            </button>
-          </div>
+          <Copyable id="new-key-curl" value={curl} button="Copy command" wrap />
         </section>
       ) : null}
       <section class="panel">

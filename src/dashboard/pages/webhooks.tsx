@@ -13,7 +13,7 @@ import {
   updateWebhook,
 } from '../../mailbox/events/webhooks.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { ColumnHeads, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formAll, formOf, signedIn } from '../session.js';
 
@@ -26,12 +26,7 @@ const Secret = ({ secret }: { secret: string }) => (
       <strong>Copy it now: it is shown only this once.</strong> Check each delivery's signature with it
       (Standard Webhooks).
     </p>
-    <div class="copyable">
-      <code id="webhook-secret">{secret}</code>
-      <button type="button" class="copy" data-copy="webhook-secret">
-        Copy secret
-      </button>
-    </div>
+    <Copyable id="webhook-secret" value={secret} button="Copy secret" />
   </section>
 );
 
