@@ -287,7 +287,7 @@ async function bootstrap(
   const user = await addUser(deps, 'default', { admin: true });
   const inbox = await addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
   const { key } = await createKey(deps, user.id, 'bootstrap', given);
-  const signInLink = `${publicUrlOf(deps.config, httpPort)}/sign-in/link/${await createSignInLink(deps, user.id)}`;
+  const signInLink = `${publicUrlOf(deps.config, httpPort)}/sign-in/link/${(await createSignInLink(deps, user.id)).token}`;
   return {
     domain: domain.name,
     user: user.name,

@@ -153,7 +153,7 @@ describe('signing in to the dashboard', () => {
   /** A new one-time link for default (the first-start one is spent by the first test). */
   async function freshLinkServer(): Promise<TestServer> {
     const { createSignInLink } = await import('../../src/mailbox/operations/sign-in.js');
-    const token = await createSignInLink(server.mailroom.deps, 'default');
+    const { token } = await createSignInLink(server.mailroom.deps, 'default');
     return {
       ...server,
       baseUrl: server.baseUrl,

@@ -11,7 +11,7 @@ import {
 } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { SIGN_IN_LINK_MS, createSignInLink } from '../../mailbox/operations/sign-in.js';
-import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
+import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { baseUrlOf, formOf, formPost, signedIn } from '../session.js';
 
@@ -220,13 +220,14 @@ export function registerAdminPages(app: Hono<AppEnv>): void {
   app.post(
     '/users/link',
     signedIn(async (c, session) => {
-      const id = Number((await formOf(c)).id);
-      const user = (await listUsers(c.var.deps)).find((u) => u.id === id);
-      if (!user) return usersPage(c, session, { error: 'There is no such user.', status: 404 });
-      const token = await createSignInLink(c.var.deps, user.id);
-      return usersPage(c, session, {
-        link: { name: user.name, url: `${baseUrlOf(c)}/sign-in/link/${token}` },
-      });
+      try {
+        const { token, user } = await createSignInLink(c.var.deps, Number((await formOf(c)).id) || 0);
+        return await usersPage(c, session, {
+          link: { name: user.name, url: `${baseUrlOf(c)}/sign-in/link/${token}` },
+        });
+      } catch (error) {
+        return usersPage(c, session, problemOf(error));
+      }
     }, admin),
   );
   act('/users/remove', usersPage, async (c, form) => {

@@ -98,13 +98,16 @@ export async function signInWithPassword(
   return openSession(deps, found.user.id);
 }
 
-/** A one-time sign-in link's token for a user, usable for SIGN_IN_LINK_MS. */
-export async function createSignInLink(deps: MailboxDeps, userIdOrName: string | number): Promise<string> {
+/** A one-time sign-in link's token for a user (NotFound for none), usable for SIGN_IN_LINK_MS. */
+export async function createSignInLink(
+  deps: MailboxDeps,
+  userIdOrName: string | number,
+): Promise<{ token: string; user: UserRow }> {
   const user = await requireUser(deps, userIdOrName);
   const secret = token();
   const now = Date.now();
   await deps.store.dashboardSessions.createLink(secret, user.id, at(now), at(now + SIGN_IN_LINK_MS));
-  return secret;
+  return { token: secret, user };
 }
 
 /** Uses up a sign-in link; an unknown, used or expired one is refused alike. */
