@@ -29,16 +29,20 @@ export async function formOf(c: DashContext): Promise<Record<string, string>> {
  * with no name and no bytes; it is not a file. The body is bounded by signedIn like any POST.
  */
 export async function formFiles(c: DashContext, name: string): Promise<File[]> {
-  const value = (await c.req.parseBody({ all: true }))[name];
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.filter((v): v is File => typeof v !== 'string' && (v.name !== '' || v.size > 0));
+  return (await fieldValues(c, name)).filter(
+    (v): v is File => typeof v !== 'string' && (v.name !== '' || v.size > 0),
+  );
 }
 
 /** Every value of a repeated field (checkboxes). */
 export async function formAll(c: DashContext, name: string): Promise<string[]> {
+  return (await fieldValues(c, name)).filter((v): v is string => typeof v === 'string');
+}
+
+/** Every value a form sent under one name (parseBody keeps the parsed body for the next call). */
+async function fieldValues(c: DashContext, name: string): Promise<(string | File)[]> {
   const value = (await c.req.parseBody({ all: true }))[name];
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.filter((v): v is string => typeof v === 'string');
+  return Array.isArray(value) ? value : value === undefined ? [] : [value];
 }
 
 /**
