@@ -216,9 +216,10 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
         // The secret first (openDataDir loads it): the store seals with it, and the ingest thread
         // gets it with the config.
         opened = await openDataDir(config, log);
-        // The ingest thread is SQLite's way to keep commits off the main thread; PostgreSQL
-        // commits over the network without blocking it, so the group commit runs here.
-        if (config.dbFile !== ':memory:' && config.ingestThread && !config.databaseUrl) {
+        // The ingest thread keeps the group commit off the main thread: SQLite's fsync would block
+        // it, and PostgreSQL's chain of round trips would wait behind its parsing and SMTP replies.
+        // An in-memory SQLite database cannot be opened by a second connection.
+        if ((config.dbFile !== ':memory:' || config.databaseUrl) && config.ingestThread) {
           deps.ingest = new IngestWriter(config);
         }
         if (config.parseThreads > 0) {

@@ -47,5 +47,27 @@ export interface Db {
    * transaction must take last (the event append's), and writes nothing reads before COMMIT.
    */
   writeAtCommit<T>(write: (items: T[]) => Promise<void>, item: T): boolean;
+  /**
+   * As insert, answering the row's generated key (0 for a table without one). Inside a
+   * transaction on PostgreSQL the row is written later, in one statement with the others queued
+   * for its table: before the transaction's next statement (except a read that says it cannot
+   * see it, readPast), or at COMMIT; its key comes from a block the transaction reserved. A
+   * failure of that write fails the statement it went ahead of. Elsewhere: written at once.
+   */
+  insertSoon<T extends keyof Database & string>(table: T, row: Insertable<Database[T]>): Promise<number>;
+  /**
+   * Runs `read` without first writing the rows insertSoon queued, unless one of them `matches`
+   * (`table` is the one it waits for): for a read those rows could not change.
+   */
+  readPast<R>(
+    matches: (table: string, row: Record<string, unknown>) => boolean,
+    read: () => Promise<R>,
+  ): Promise<R>;
+  /**
+   * Inside a transaction on an engine where each statement is a round trip (PostgreSQL): the
+   * value kept under `key` for this transaction, made by `make` on first use. Otherwise
+   * undefined, and the caller does the plain thing (a statement on SQLite is a function call).
+   */
+  perTransaction<T>(key: object, make: () => T): T | undefined;
   close(): Promise<void>;
 }

@@ -105,6 +105,24 @@ export class SqliteDb implements Db {
     return false;
   }
 
+  /** At once: a statement here costs a function call, not a round trip worth saving. */
+  async insertSoon<T extends keyof Database & string>(
+    table: T,
+    row: Insertable<Database[T]>,
+  ): Promise<number> {
+    return (await this.insert(table, row)).lastInsertRowid;
+  }
+
+  /** Nothing waits to be written here (insertSoon writes at once). */
+  readPast<R>(_matches: unknown, read: () => Promise<R>): Promise<R> {
+    return read();
+  }
+
+  /** Never: a statement here costs a function call, not a round trip worth saving. */
+  perTransaction(): undefined {
+    return undefined;
+  }
+
   /** Synchronous work inside a transaction the caller holds: migrations and startup checks. */
   immediate<T>(work: () => T): T {
     if (this.sqlite.inTransaction) return work();

@@ -74,9 +74,33 @@ export class InboxStore {
 
   /**
    * Reserves `count` consecutive uids and answers the first: one row update for a whole batch
-   * (an IMAP download batch). Uids left unused are gaps, which uids may have (contract 4: unique and stable, not contiguous).
+   * (an IMAP download batch). Uids left unused are gaps, which uids may have (contract 4: unique
+   * and stable, not contiguous).
+   *
+   * On PostgreSQL a transaction that asks again for the same inbox (a group commit of inbound
+   * mail) gets a block of UID_BLOCK uids at once and takes the next ones from it, and the unused
+   * go back just before COMMIT: one round trip for the batch instead of one a message in the
+   * chain every message of the batch waits on. The row stays locked to COMMIT either way.
    */
   async allocateUids(inboxId: number, count: number): Promise<number> {
+    const blocks = this.db.perTransaction(UID_BLOCKS, () => new Map<number, UidBlock>());
+    if (!blocks) return this.reserveUids(inboxId, count);
+    const block = blocks.get(inboxId);
+    if (block && block.next + count <= block.end) {
+      const uid = block.next;
+      block.next += count;
+      return uid;
+    }
+    // The first ask of a transaction takes only what it needs: most transactions file one message.
+    const size = block ? Math.max(count, UID_BLOCK) : count;
+    const first = await this.reserveUids(inboxId, size);
+    const reserved: UidBlock = { inboxId, next: first + count, end: first + size };
+    blocks.set(inboxId, reserved);
+    if (size > count) this.db.writeAtCommit(this.giveBackUnused, reserved);
+    return first;
+  }
+
+  private async reserveUids(inboxId: number, count: number): Promise<number> {
     const row = (await this.db.rawFirst(
       'UPDATE inboxes SET uid_next = uid_next + ? WHERE id = ? RETURNING uid_next - ? AS uid',
       count,
@@ -86,6 +110,19 @@ export class InboxStore {
     if (!row) throw new Error(`inbox ${inboxId} vanished`);
     return row.uid;
   }
+
+  /** Unused uids of a block back to the inbox, unless a later block of the transaction followed it. */
+  private readonly giveBackUnused = async (blocks: UidBlock[]): Promise<void> => {
+    for (const { inboxId, next, end } of blocks) {
+      if (next === end) continue;
+      await this.db.rawRun(
+        'UPDATE inboxes SET uid_next = ? WHERE id = ? AND uid_next = ?',
+        next,
+        inboxId,
+        end,
+      );
+    }
+  };
 
   /** Replaces a connected inbox's sealed settings (an OAuth2 provider rotated the refresh token). */
   async setRemoteConfig(id: number, sealed: string): Promise<void> {
@@ -101,3 +138,16 @@ export class InboxStore {
     await this.db.run(this.db.kysely.updateTable('inboxes').set(state).where('id', '=', id));
   }
 }
+
+/** Uids of one inbox reserved by a transaction: `next` is the first not handed out yet. */
+interface UidBlock {
+  inboxId: number;
+  next: number;
+  end: number;
+}
+
+/** The key of a transaction's uid blocks (Db.perTransaction). */
+const UID_BLOCKS = {};
+
+/** Uids a transaction reserves at once when it asks a second time for the same inbox. */
+const UID_BLOCK = 64;

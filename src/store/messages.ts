@@ -82,9 +82,10 @@ export class MessageStore {
     attachments: Omit<AttachmentRow, 'message_id'>[],
     fts: SearchFields,
   ): Promise<number> {
-    const { lastInsertRowid: id } = await this.db.insert('messages', row);
+    // On PostgreSQL the rows of a group commit's messages go in one statement per table.
+    const id = await this.db.insertSoon('messages', row);
     for (const a of attachments) {
-      await this.db.insert('attachments', { ...a, message_id: id });
+      await this.db.insertSoon('attachments', { ...a, message_id: id });
     }
     // The source and the index row are read by nobody before the commit: on PostgreSQL they are
     // written just before it, with those of the other messages of the transaction (a group
@@ -338,16 +339,16 @@ export class MessageStore {
 
   /** The thread of the newest message in this inbox carrying one of these Message-IDs. */
   async threadOfMessageId(inboxId: number, messageId: string): Promise<string | undefined> {
-    const row = await this.db.first(
-      this.db.kysely
-        .selectFrom('messages')
-        .select('thread_id')
-        .where('inbox_id', '=', inboxId)
-        .where('message_id', '=', messageId)
-        .orderBy('uid', 'desc')
-        .limit(1),
-    );
-    return row?.thread_id;
+    const query = this.db.kysely
+      .selectFrom('messages')
+      .select('thread_id')
+      .where('inbox_id', '=', inboxId)
+      .where('message_id', '=', messageId)
+      .orderBy('uid', 'desc')
+      .limit(1);
+    const couldSee = (table: string, row: Record<string, unknown>) =>
+      table === 'messages' && row.inbox_id === inboxId && row.message_id === messageId;
+    return (await this.db.readPast(couldSee, () => this.db.first(query)))?.thread_id;
   }
 
   async idsInFolderOlderThan(folderId: number, receivedBefore: string, limit: number): Promise<number[]> {

@@ -12,8 +12,9 @@ export interface ThreadSummaryRow extends ThreadRow {
 export class ThreadStore {
   constructor(private readonly db: Db) {}
 
+  /** Written with the rest of a group commit's new threads (Db.insertSoon). */
   async create(row: ThreadRow): Promise<void> {
-    await this.db.insert('threads', row);
+    await this.db.insertSoon('threads', row);
   }
 
   /** Records a new message in the thread: last_uid and last_date only move forward. */
@@ -37,16 +38,17 @@ export class ThreadStore {
 
   /** Threads of this inbox with this normalised subject whose last message is not older than `since`. */
   async recentBySubject(inboxId: number, subjectKey: string, since: string): Promise<ThreadRow[]> {
-    return await this.db.all(
-      this.db.kysely
-        .selectFrom('threads')
-        .selectAll()
-        .where('inbox_id', '=', inboxId)
-        .where('subject_key', '=', subjectKey)
-        .where('last_date', '>=', since)
-        .orderBy('last_uid', 'desc')
-        .limit(5),
-    );
+    const query = this.db.kysely
+      .selectFrom('threads')
+      .selectAll()
+      .where('inbox_id', '=', inboxId)
+      .where('subject_key', '=', subjectKey)
+      .where('last_date', '>=', since)
+      .orderBy('last_uid', 'desc')
+      .limit(5);
+    const couldSee = (table: string, row: Record<string, unknown>) =>
+      table === 'threads' && row.inbox_id === inboxId && row.subject_key === subjectKey;
+    return await this.db.readPast(couldSee, () => this.db.all(query));
   }
 
   /** Addresses seen in a thread (from, to, cc), lower-cased. */
@@ -54,18 +56,21 @@ export class ThreadStore {
     // In the order they first appear (senders, then To, then Cc, oldest message first), the same
     // on both engines: DISTINCT alone leaves the order to the engine.
     const elements = (column: string) => this.db.dialect.jsonElements(`m.${column}`, 'j');
-    const rows = (await this.db.rawAll(
-      `SELECT lower(value) AS address FROM (
+    const couldSee = (table: string, row: Record<string, unknown>) =>
+      table === 'messages' && row.thread_id === threadId;
+    const read = () =>
+      this.db.rawAll<{ address: string }>(
+        `SELECT lower(value) AS address FROM (
            SELECT from_address AS value, 0 AS part, id FROM messages WHERE thread_id = ?
            UNION ALL SELECT j.value, 1, m.id FROM messages m, ${elements('to_addrs')} WHERE m.thread_id = ?
            UNION ALL SELECT j.value, 2, m.id FROM messages m, ${elements('cc_addrs')} WHERE m.thread_id = ?
          ) AS seen WHERE value <> ''
          GROUP BY lower(value) ORDER BY min(part), min(id), lower(value)`,
-      threadId,
-      threadId,
-      threadId,
-    )) as { address: string }[];
-    return rows.map((r) => r.address);
+        threadId,
+        threadId,
+        threadId,
+      );
+    return (await this.db.readPast(couldSee, read)).map((r) => r.address);
   }
 
   /** Newest first by last message; only threads that still hold a message. */

@@ -23,8 +23,10 @@ async function statementsOf(work: () => Promise<void>): Promise<Sent[]> {
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const first: unknown = args[0];
     const text = typeof first === 'string' ? first : String((first as { text?: string }).text);
-    if (/^\s*BEGIN\b/i.test(text)) inTransaction.add(this);
-    else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(text)) inTransaction.delete(this);
+    if (/^\s*BEGIN\b/i.test(text)) {
+      inTransaction.add(this);
+      sent.push({ text, inTransaction: false });
+    } else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(text)) inTransaction.delete(this);
     else sent.push({ text, inTransaction: inTransaction.has(this) });
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
@@ -35,6 +37,24 @@ async function statementsOf(work: () => Promise<void>): Promise<Sent[]> {
   }
   return sent;
 }
+
+/** SMTP deliveries of `count` messages at once, each on its own connection; their replies. */
+async function sendAtOnce(server: TestServer, count: number, subject = (i: number) => `batch ${i}`) {
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const smtp = await openSmtp(server.mailroom.smtp.port);
+      try {
+        const raw = rawMessage({ from: 'alice@example.com', to: server.inbox, subject: subject(i) });
+        return (await smtp.send('alice@example.com', [server.inbox], raw)).data?.code;
+      } finally {
+        await smtp.close();
+      }
+    }),
+  );
+}
+
+const count = (sent: Sent[], pattern: RegExp) =>
+  sent.filter((s) => s.inTransaction && pattern.test(s.text)).length;
 
 /** A folder or inbox read by a request or a message (background sweeps excluded by their text). */
 const isLookup = (text: string) =>
@@ -48,6 +68,9 @@ describe('round trips on PostgreSQL', () => {
     server = await startServer({
       databaseUrl: await (await testPostgres()).createDatabase(),
       smtpMaxConnectionsPerIp: 100,
+      // The group commit on this thread, where the statements are counted (the ingest thread,
+      // the default, runs the same store code on its own connection).
+      ingestThread: false,
     });
   });
   afterAll(async () => server?.stop());
@@ -56,17 +79,7 @@ describe('round trips on PostgreSQL', () => {
   it('files mail with one lookup for its inbox and folder, at RCPT TO, outside the group commit', async () => {
     const count = 20;
     const sent = await statementsOf(async () => {
-      const replies = await Promise.all(
-        Array.from({ length: count }, async (_, i) => {
-          const smtp = await openSmtp(server.mailroom.smtp.port);
-          try {
-            const raw = rawMessage({ from: 'alice@example.com', to: server.inbox, subject: `batch ${i}` });
-            return (await smtp.send('alice@example.com', [server.inbox], raw)).data?.code;
-          } finally {
-            await smtp.close();
-          }
-        }),
-      );
+      const replies = await sendAtOnce(server, count);
       expect(replies).toEqual(replies.map(() => 250));
     });
     const list = await server.api(`/emails?account=${encodeURIComponent(server.inbox)}&limit=100`);
@@ -94,5 +107,53 @@ describe('round trips on PostgreSQL', () => {
     expect((await server.api(`/emails?account=${account}&folder=Junk`)).status).toBe(200);
     expect((await server.api(`/emails?account=${account}&folder=nope`)).json.error.code).toBe('not_found');
     expect((await server.api(`/emails?account=someone@else.test`)).status).toBe(403);
+  });
+
+  it('writes a batch of mail with one statement per table and one uid reservation, leaving no uid unused', async () => {
+    const before = (await server.api(`/emails?account=${encodeURIComponent(server.inbox)}&limit=100`)).json
+      .data.emails.length as number;
+    const messages = 20;
+    const sent = await statementsOf(async () => {
+      const replies = await sendAtOnce(server, messages, (i) => `block ${i}`);
+      expect(replies).toEqual(replies.map(() => 250));
+    });
+    const batches = sent.filter((s) => /^\s*BEGIN\b/i.test(s.text)).length;
+    // Grouped: 20 sessions at once make a few batches, not one each.
+    expect(batches).toBeLessThanOrEqual(messages / 2);
+    // Per batch: the message and thread rows in one statement each (two when a statement in the
+    // batch must see them first: the block of uids below), not one per message.
+    expect(count(sent, /^\s*insert into "messages"/i)).toBeLessThanOrEqual(2 * batches);
+    expect(count(sent, /^\s*insert into "threads"/i)).toBeLessThanOrEqual(2 * batches);
+    // The first message of a batch takes one uid, the next ones a block: two updates of the
+    // counter a batch, and one that gives the unused back, where a message took one each.
+    expect(count(sent, /UPDATE inboxes SET uid_next/i)).toBeLessThanOrEqual(3 * batches);
+    // The thread lookup by subject stays one statement a message.
+    expect(count(sent, /from "threads"/i)).toBe(messages);
+    const list = await server.api(`/emails?account=${encodeURIComponent(server.inbox)}&limit=100`);
+    const uids = (list.json.data.emails as { uid: number }[]).map((e) => e.uid).sort((a, b) => a - b);
+    expect(uids).toEqual(Array.from({ length: before + messages }, (_, i) => i + 1));
+    // The uids a block reserved and did not use went back: the next message takes the next one.
+    expect(await sendAtOnce(server, 1, () => 'after the batch')).toEqual([250]);
+    const newest = await server.api(`/emails?account=${encodeURIComponent(server.inbox)}&limit=1`);
+    expect(newest.json.data.emails[0].uid).toBe(before + messages + 1);
+  });
+});
+
+describe('the ingest thread on PostgreSQL', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ databaseUrl: await (await testPostgres()).createDatabase() });
+  });
+  afterAll(async () => server?.stop());
+
+  it('files inbound mail on its own connection, off the thread that speaks SMTP and HTTP', async () => {
+    const sent = await statementsOf(async () => {
+      expect(await sendAtOnce(server, 10)).toEqual(Array.from({ length: 10 }, () => 250));
+    });
+    const list = await server.api(`/emails?account=${encodeURIComponent(server.inbox)}&limit=100`);
+    expect(list.json.data.emails).toHaveLength(10);
+    // The recipient lookups at RCPT TO run here; nothing of the group commit does.
+    expect(sent.filter((s) => isLookup(s.text))).toHaveLength(10);
+    expect(sent.filter((s) => /insert into "messages"|^\s*BEGIN\b/i.test(s.text))).toEqual([]);
   });
 });

@@ -7,6 +7,8 @@ import type { Database } from '../schema.js';
 import { DatabaseUnavailable } from '../unavailable.js';
 import { isPostgresUnavailable } from './errors.js';
 import { postgresDialect } from './dialect.js';
+import { PendingInserts } from './pending-inserts.js';
+import type { PendingRow } from './pending-inserts.js';
 import { numberPlaceholders } from './placeholders.js';
 import { withoutPassword } from './url.js';
 
@@ -57,7 +59,16 @@ interface Tx {
   eventLock?: boolean;
   /** The last statement sent on its connection: calls made side by side run one after another. */
   last: Promise<unknown>;
+  /** What stores keep for the length of the transaction (perTransaction). */
+  kept: Map<object, unknown>;
+  /** Rows insertSoon queued, written before the next statement that could see them. */
+  pending: PendingInserts;
+  /** Generated keys reserved for insertSoon, by table. */
+  keys: Map<string, number[]>;
 }
+
+/** Generated keys a transaction reserves at once for insertSoon. */
+const KEY_BLOCK = 64;
 
 export interface PostgresOptions {
   /** Connections in the pool (default 10). */
@@ -79,6 +90,8 @@ export class PostgresDb implements Db {
   readonly pool: pg.Pool;
   private closed = false;
   private readonly inside = new AsyncLocalStorage<Tx>();
+  /** Set while a read runs that cannot see the rows insertSoon queued (readPast). */
+  private readonly pastPending = new AsyncLocalStorage<true>();
 
   constructor(url: string, options: PostgresOptions = {}) {
     this.name = withoutPassword(url);
@@ -152,7 +165,15 @@ export class PostgresDb implements Db {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inside.getStore()?.live) return fn();
     const client = await this.connect();
-    const tx: Tx = { client, live: true, atCommit: new Map(), last: Promise.resolve() };
+    const tx: Tx = {
+      client,
+      live: true,
+      atCommit: new Map(),
+      last: Promise.resolve(),
+      kept: new Map(),
+      pending: new PendingInserts(),
+      keys: new Map(),
+    };
     let lost: unknown;
     // A connection that drops between statements says so here; the next statement then fails.
     const onError = (error: unknown) => (lost ??= error);
@@ -163,7 +184,9 @@ export class PostgresDb implements Db {
       try {
         result = await this.inside.run(tx, async () => {
           const done = await fn();
+          await this.writePending(tx);
           await writeQueued(tx);
+          await this.writePending(tx);
           return done;
         });
       } catch (error) {
@@ -192,12 +215,46 @@ export class PostgresDb implements Db {
     return true;
   }
 
+  async insertSoon<T extends keyof Database & string>(
+    table: T,
+    row: Insertable<Database[T]>,
+  ): Promise<number> {
+    const tx = this.inside.getStore();
+    if (!tx?.live || table === 'events') return (await this.insert(table, row)).lastInsertRowid;
+    const values = { ...(row as PendingRow) };
+    const key = GENERATED_KEY[table];
+    let id = 0;
+    if (key) {
+      id = typeof values[key] === 'number' ? values[key] : await this.reservedKey(tx, table, key);
+      values[key] = id;
+    }
+    tx.pending.add(table, values);
+    return id;
+  }
+
+  async readPast<R>(
+    matches: (table: string, row: PendingRow) => boolean,
+    read: () => Promise<R>,
+  ): Promise<R> {
+    const tx = this.inside.getStore();
+    if (!tx?.live || tx.pending.size === 0 || tx.pending.some(matches)) return read();
+    return this.pastPending.run(true, read);
+  }
+
+  perTransaction<T>(key: object, make: () => T): T | undefined {
+    const tx = this.inside.getStore();
+    if (!tx?.live) return undefined;
+    if (!tx.kept.has(key)) tx.kept.set(key, make());
+    return tx.kept.get(key) as T;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.pool.end();
     // As SqliteDb.close: an enabled AsyncLocalStorage is visited by every new promise for good.
     this.inside.disable();
+    this.pastPending.disable();
   }
 
   /** An insert answering the generated key of its table, if it has one, as lastInsertRowid. */
@@ -232,18 +289,48 @@ export class PostgresDb implements Db {
   /** On the caller's transaction's connection, or any connection of the pool outside one. */
   private async query(sql: string, parameters: readonly unknown[]): Promise<pg.QueryResult> {
     const tx = this.inside.getStore();
-    const params = parameters.map(storable);
+    if (tx?.live) {
+      if (tx.pending.size > 0 && !this.pastPending.getStore()) await this.writePending(tx);
+      return this.onTransaction(tx, sql, parameters);
+    }
     try {
-      if (tx?.live) {
-        // One connection runs one statement at a time (pg queues them, but deprecates doing so).
-        const run = tx.last.then(() => tx.client.query(sql, params));
-        tx.last = run.catch(() => {});
-        return await run;
-      }
-      return await this.pool.query(sql, params);
+      return await this.pool.query(sql, parameters.map(storable));
     } catch (error) {
       throw this.wrap(error);
     }
+  }
+
+  /** After the statements sent on the transaction's connection before it. */
+  private async onTransaction(tx: Tx, sql: string, parameters: readonly unknown[]): Promise<pg.QueryResult> {
+    const params = parameters.map(storable);
+    // One connection runs one statement at a time (pg queues them, but deprecates doing so).
+    const run = tx.last.then(() => tx.client.query(sql, params));
+    tx.last = run.catch(() => {});
+    try {
+      return await run;
+    } catch (error) {
+      throw this.wrap(error);
+    }
+  }
+
+  /** The rows insertSoon queued, each table's in one statement, sent before anything after. */
+  private async writePending(tx: Tx): Promise<void> {
+    const inserts = tx.pending.take().map((s) => this.onTransaction(tx, s.sql, s.params));
+    await Promise.all(inserts);
+  }
+
+  /** The next of a block of generated keys the transaction reserved for `table`. */
+  private async reservedKey(tx: Tx, table: string, column: string): Promise<number> {
+    let keys = tx.keys.get(table);
+    if (!keys?.length) {
+      const { rows } = await this.query(
+        'select nextval(pg_get_serial_sequence($1, $2)) as key from generate_series(1, $3)',
+        [table, column, KEY_BLOCK],
+      );
+      keys = rows.map((r: { key: number }) => r.key);
+      tx.keys.set(table, keys);
+    }
+    return keys.shift()!;
   }
 
   private async onClient(client: pg.PoolClient, sql: string): Promise<void> {

@@ -1,14 +1,16 @@
 /**
  * Worker-thread entry: files parsed inbound messages in group-commit batches on its own
- * connection, so a commit's fsync never blocks the thread that speaks SMTP and HTTP.
+ * connection, so a commit's fsync (SQLite) or the chain of round trips a batch waits on
+ * (PostgreSQL) never waits behind the thread that speaks SMTP and HTTP, nor blocks it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pino from 'pino';
 import type { Config } from '../../config.js';
+import type { Db } from '../../db/connection.js';
 import { openDatabase } from '../../db/open.js';
+import { PostgresDb } from '../../db/postgres/db.js';
 import { EventBus } from '../../events/bus.js';
 import type { EventRow } from '../../store/events.js';
-import type { InboxRow } from '../../store/inboxes.js';
 import { createStore } from '../../store/index.js';
 import type { IngestJob, IngestReply } from './ingest-writer.js';
 import { fileForEach } from './receive.js';
@@ -16,7 +18,10 @@ import { releaseAfterLarge } from './release-large.js';
 
 const config = workerData as Config;
 if (!config.secret) throw new Error('the ingest thread starts after MAILROOM_SECRET is loaded');
-const db = openDatabase({ file: config.dbFile, synchronous: config.dbSync });
+// The main thread has applied the migrations by now. One batch at a time: two connections suffice.
+const db: Db = config.databaseUrl
+  ? new PostgresDb(config.databaseUrl, { max: 2 })
+  : openDatabase({ file: config.dbFile, synchronous: config.dbSync });
 const deps = {
   store: createStore(db, config.secret),
   config,
@@ -57,18 +62,13 @@ async function close(): Promise<void> {
 
 async function fileOne(job: IngestJob): Promise<IngestReply> {
   const events: EventRow[] = [];
-  const inboxes: InboxRow[] = [];
-  for (const id of job.inboxIds) {
-    const inbox = await deps.store.inboxes.get(id);
-    if (inbox !== undefined) inboxes.push(inbox);
-  }
   const message = {
     raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
-    inboxes,
+    inboxes: job.inboxes,
     authResults: job.authResults,
     spam: job.spam,
     receivedAt: new Date(job.receivedAt),
   };
-  const filed = await fileForEach(deps, message, job.parsed, events);
+  const filed = await fileForEach(deps, message, job.parsed, events, job.folders);
   return { id: job.id, filed: filed.map((f) => ({ inboxId: f.inbox.id, uid: f.uid })), events };
 }

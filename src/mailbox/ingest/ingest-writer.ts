@@ -2,6 +2,8 @@ import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.js';
 import type { ParsedEmail } from '../../mail/types.js';
 import type { EventRow } from '../../store/events.js';
+import type { FolderRow } from '../../store/folders.js';
+import type { InboxRow } from '../../store/inboxes.js';
 import { startThread } from './thread-start.js';
 import { transferList } from './transfer-list.js';
 
@@ -10,7 +12,9 @@ export interface IngestJob {
   raw: Uint8Array;
   /** Parsed on the main thread, attachment bytes left out: the thread needs only their metadata. */
   parsed: ParsedEmail;
-  inboxIds: number[];
+  /** As read at RCPT TO, with the folder each files into: no lookups inside the group commit. */
+  inboxes: InboxRow[];
+  folders: FolderRow[];
   authResults: unknown;
   spam: boolean;
   receivedAt: string;

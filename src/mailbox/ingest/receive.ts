@@ -41,11 +41,15 @@ export async function receiveMessage(deps: MailboxDeps, message: InboundMessage)
 
 async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
   const parsed = await parseInbound(deps, message.raw);
+  // Looked up before the group commit, side by side with the other sessions' work: inside it each
+  // lookup is one more round trip in the chain every message of a batch waits on (PostgreSQL).
+  const folders = await inboundFolders(deps, message);
   if (deps.ingest) {
     const reply = await deps.ingest.submit({
       raw: message.raw,
       parsed: { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) },
-      inboxIds: message.inboxes.map((inbox) => inbox.id),
+      inboxes: message.inboxes,
+      folders,
       authResults: message.authResults,
       spam: message.spam ?? false,
       receivedAt: (message.receivedAt ?? new Date()).toISOString(),
@@ -54,9 +58,6 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
     const byId = new Map(message.inboxes.map((inbox) => [inbox.id, inbox]));
     return reply.filed.map((f) => ({ inbox: byId.get(f.inboxId)!, uid: f.uid }));
   }
-  // Looked up before the group commit, side by side with the other sessions' work: inside it each
-  // lookup is one more round trip in the chain every message of a batch waits on (PostgreSQL).
-  const folders = await inboundFolders(deps, message);
   const events: EventRow[] = [];
   const filed = await deps.store.groupCommit.submit(() => {
     events.length = 0;
