@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/sqlite';
 import type { Dialect } from './dialect.js';
 
 export const sqliteDialect: Dialect = {
@@ -12,4 +13,5 @@ export const sqliteDialect: Dialect = {
   likeIgnoringCase: 'LIKE',
   rowLocks: false,
   jsonElements: (expr, alias) => `json_each(${expr}) ${alias}`,
+  jsonArrayFrom,
 };
