@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { UIDS_EXPECTED } from './inboxes.js';
 
 interface Pending<T> {
   work: () => Promise<T>;
@@ -40,6 +41,8 @@ export class GroupCommit {
     let results: unknown[];
     try {
       results = await this.db.transaction(async () => {
+        // Each message takes a uid of the inbox it is filed in: reserved for the batch at once.
+        this.db.perTransaction(UIDS_EXPECTED, () => batch.length);
         const done: unknown[] = [];
         for (const item of batch) done.push(await item.work());
         return done;

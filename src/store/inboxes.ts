@@ -91,8 +91,10 @@ export class InboxStore {
       block.next += count;
       return uid;
     }
-    // The first ask of a transaction takes only what it needs: most transactions file one message.
-    const size = block ? Math.max(count, UID_BLOCK) : count;
+    // The first ask of a transaction takes what it expects to need (a group commit says how many
+    // messages it files; most other transactions file one), a later one a block.
+    const expected = this.db.perTransaction(UIDS_EXPECTED, () => count)!;
+    const size = Math.max(count, block ? UID_BLOCK : expected);
     const first = await this.reserveUids(inboxId, size);
     const reserved: UidBlock = { inboxId, next: first + count, end: first + size };
     blocks.set(inboxId, reserved);
@@ -145,6 +147,12 @@ interface UidBlock {
   next: number;
   end: number;
 }
+
+/**
+ * The key under which a transaction says how many uids it expects to ask for per inbox
+ * (Db.perTransaction): the group commit, the number of messages in its batch.
+ */
+export const UIDS_EXPECTED = {};
 
 /** The key of a transaction's uid blocks (Db.perTransaction). */
 const UID_BLOCKS = {};

@@ -323,9 +323,13 @@ export class PostgresDb implements Db {
   private async reservedKey(tx: Tx, table: string, column: string): Promise<number> {
     let keys = tx.keys.get(table);
     if (!keys?.length) {
-      const { rows } = await this.query(
-        'select nextval(pg_get_serial_sequence($1, $2)) as key from generate_series(1, $3)',
-        [table, column, KEY_BLOCK],
+      // It reads no table: the rows waiting need not be written before it.
+      const { rows } = await this.pastPending.run(true, () =>
+        this.query('select nextval(pg_get_serial_sequence($1, $2)) as key from generate_series(1, $3)', [
+          table,
+          column,
+          KEY_BLOCK,
+        ]),
       );
       keys = rows.map((r: { key: number }) => r.key);
       tx.keys.set(table, keys);
