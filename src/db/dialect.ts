@@ -1,5 +1,4 @@
 import type { RawBuilder } from 'kysely';
-import type { jsonArrayFrom } from 'kysely/helpers/sqlite';
 
 /** What the full-text index holds for one message: its subject, its addresses, its text. */
 export interface SearchFields {
@@ -29,14 +28,4 @@ export interface Dialect {
   readonly rowLocks: boolean;
   /** A FROM item: the elements of the JSON array (of strings) in `expr`, as rows of `alias.value`. */
   jsonElements(expr: string, alias: string): string;
-  /**
-   * A column: the rows of a subquery as a JSON array of objects (Kysely's helper for the engine).
-   * SQLite answers it as JSON text, PostgreSQL as parsed JSON: read it with jsonArrayValue.
-   */
-  readonly jsonArrayFrom: typeof jsonArrayFrom;
-}
-
-/** A jsonArrayFrom column as rows, whichever engine answered it. */
-export function jsonArrayValue<T>(value: unknown): T[] {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as T[];
 }

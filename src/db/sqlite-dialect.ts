@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/sqlite';
 import type { Dialect } from './dialect.js';
 
 export const sqliteDialect: Dialect = {
@@ -13,5 +12,4 @@ export const sqliteDialect: Dialect = {
   likeIgnoringCase: 'LIKE',
   rowLocks: false,
   jsonElements: (expr, alias) => `json_each(${expr}) ${alias}`,
-  jsonArrayFrom,
 };

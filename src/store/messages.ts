@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { SearchFields } from '../db/dialect.js';
-import { jsonArrayValue } from '../db/dialect.js';
 import { fillEventBody } from './event-bodies.js';
 import type { AttachmentsTable, MessagesTable } from '../db/schema.js';
 
@@ -42,7 +41,6 @@ const LIST_COLUMNS = [
   'address_totals',
 ] as const;
 export type ListedMessageRow = Omit<MessageRow, 'html'>;
-export type ListedWithExtras = ListedMessageRow & { attachments: AttachmentRow[]; labels: LabelRef[] };
 
 export interface MessageFilter {
   inboxId: number;
@@ -170,48 +168,6 @@ export class MessageStore {
   }
 
   async list(filter: MessageFilter): Promise<ListedMessageRow[]> {
-    return await this.db.all(this.listQuery(filter));
-  }
-
-  /**
-   * As list, each row with its attachments and labels read by the same statement: a page of mail
-   * is one round trip less on PostgreSQL than list and then attachmentsOf and labelsOf.
-   */
-  async listWithExtras(filter: MessageFilter): Promise<ListedWithExtras[]> {
-    const { jsonArrayFrom } = this.db.dialect;
-    const query = this.listQuery(filter).select((eb) => [
-      jsonArrayFrom(
-        eb
-          .selectFrom('attachments as a')
-          .select([
-            'a.message_id',
-            'a.attachment_id',
-            'a.filename',
-            'a.content_type',
-            'a.size',
-            'a.content_id',
-            'a.inline',
-          ])
-          .whereRef('a.message_id', '=', 'messages.id')
-          .orderBy('a.attachment_id'),
-      ).as('attachments'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('message_labels as ml')
-          .innerJoin('labels as l', 'l.id', 'ml.label_id')
-          .select(['l.id', 'l.name', 'l.color'])
-          .whereRef('ml.message_id', '=', 'messages.id')
-          .orderBy('l.name'),
-      ).as('labels'),
-    ]);
-    return (await this.db.all(query)).map((row) => ({
-      ...row,
-      attachments: jsonArrayValue<AttachmentRow>(row.attachments),
-      labels: jsonArrayValue<LabelRef>(row.labels),
-    }));
-  }
-
-  private listQuery(filter: MessageFilter) {
     const likeOp = sql.raw(this.db.dialect.likeIgnoringCase);
     let q = this.db.kysely.selectFrom('messages').select(LIST_COLUMNS).where('inbox_id', '=', filter.inboxId);
     if (filter.folderId !== undefined) q = q.where('folder_id', '=', filter.folderId);
@@ -243,7 +199,7 @@ export class MessageStore {
     if (filter.words) q = q.where(this.db.dialect.fullTextMatch(filter.words));
     if (filter.beforeUid !== undefined) q = q.where('uid', '<', filter.beforeUid);
     if (filter.afterUid !== undefined) q = q.where('uid', '>', filter.afterUid);
-    return q.orderBy('uid', 'desc').limit(filter.limit);
+    return await this.db.all(q.orderBy('uid', 'desc').limit(filter.limit));
   }
 
   async attachmentsOf(messageIds: number[]): Promise<Map<number, AttachmentRow[]>> {

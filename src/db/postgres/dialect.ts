@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Dialect } from '../dialect.js';
 import { tsqueryText, tsvectorText } from './text-search.js';
 
@@ -18,5 +17,4 @@ export const postgresDialect: Dialect = {
   likeIgnoringCase: 'ILIKE',
   rowLocks: true,
   jsonElements: (expr, alias) => `json_array_elements_text((${expr})::json) AS ${alias}(value)`,
-  jsonArrayFrom,
 };

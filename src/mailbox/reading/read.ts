@@ -1,5 +1,5 @@
 import type { InboxRow } from '../../store/inboxes.js';
-import type { AttachmentRow, LabelRef, ListedMessageRow, MessageRow } from '../../store/messages.js';
+import type { ListedMessageRow, MessageRow } from '../../store/messages.js';
 import { requireInbox, requireInboxFolder, requireMessage } from '../access.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { MailboxDeps } from '../deps.js';
@@ -40,7 +40,7 @@ export async function listEmails(
     if (!label) throw new NotFound(`no label ${JSON.stringify(query.label)}`);
     labelId = label.id;
   }
-  const rows = await deps.store.messages.listWithExtras({
+  const rows = await deps.store.messages.list({
     inboxId: inbox.id,
     folderId: folder.id,
     unread: query.unread,
@@ -58,13 +58,7 @@ export async function listEmails(
     limit: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);
-  const emails = viewsWith(
-    inbox,
-    page,
-    () => folder.name,
-    'list',
-    (row) => row,
-  );
+  const emails = await viewsOf(deps, inbox, page, () => folder.name, 'list');
   const last = page[page.length - 1];
   return { emails, nextCursor: rows.length > query.limit && last ? encodeCursor('uid', last.uid) : null };
 }
@@ -95,24 +89,11 @@ export async function viewsOf(
     deps.store.messages.attachmentsOf(ids),
     deps.store.messages.labelsOf(ids),
   ]);
-  return viewsWith(inbox, rows, folderName, mode, (row) => ({
-    attachments: attachments.get(row.id) ?? [],
-    labels: labels.get(row.id) ?? [],
-  }));
-}
-
-/** Email views for rows of one inbox whose attachments and labels are at hand. */
-function viewsWith<Row extends MessageRow | ListedMessageRow>(
-  inbox: InboxRow,
-  rows: Row[],
-  folderName: (row: Row) => string,
-  mode: 'full' | 'list',
-  extrasOf: (row: Row) => { attachments: AttachmentRow[]; labels: LabelRef[] },
-): EmailView[] {
   return rows.map((row) =>
     toEmailView(row, {
-      ...extrasOf(row),
       folderName: folderName(row),
+      attachments: attachments.get(row.id) ?? [],
+      labels: labels.get(row.id) ?? [],
       mode,
       sentByAccount: row.from_address.toLowerCase() === inbox.address.toLowerCase(),
     }),
@@ -203,9 +184,7 @@ export async function readThread(deps: MailboxDeps, userId: number, account: str
   const inbox = await requireInbox(deps, userId, account);
   const thread = await deps.store.threads.get(inbox.id, threadId);
   if (!thread) throw new NotFound(`no thread ${JSON.stringify(threadId)} in ${inbox.address}`);
-  const rows = (
-    await deps.store.messages.listWithExtras({ inboxId: inbox.id, threadId, limit: 1000 })
-  ).reverse();
+  const rows = (await deps.store.messages.list({ inboxId: inbox.id, threadId, limit: 1000 })).reverse();
   if (rows.length === 0) throw new NotFound(`no thread ${JSON.stringify(threadId)} in ${inbox.address}`);
   // Looked up ahead, each folder once: viewsOf names a row's folder synchronously.
   const folderNames = new Map<number, string>();
@@ -217,7 +196,7 @@ export async function readThread(deps: MailboxDeps, userId: number, account: str
   return {
     threadId,
     subject: thread.subject,
-    messages: viewsWith(inbox, rows, folderName, 'list', (row) => row),
+    messages: await viewsOf(deps, inbox, rows, folderName, 'list'),
   };
 }
 
