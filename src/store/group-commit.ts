@@ -3,6 +3,7 @@ import { UIDS_EXPECTED } from './inboxes.js';
 
 interface Pending<T> {
   work: () => Promise<T>;
+  announce?: () => void;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
 }
@@ -22,9 +23,13 @@ export class GroupCommit {
     private readonly maxBatch = 200,
   ) {}
 
-  submit<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * `announce` runs inside the batch's transaction before any item's work: where it says what the
+   * work will look up (ThreadStore.expectSubject), the batch reads it for all items at once.
+   */
+  submit<T>(work: () => Promise<T>, announce?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve, reject } as Pending<unknown>);
+      this.queue.push({ work, announce, resolve, reject } as Pending<unknown>);
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -43,6 +48,7 @@ export class GroupCommit {
       results = await this.db.transaction(async () => {
         // Each message takes a uid of the inbox it is filed in: reserved for the batch at once.
         this.db.perTransaction(UIDS_EXPECTED, () => batch.length);
+        for (const item of batch) item.announce?.();
         const done: unknown[] = [];
         for (const item of batch) done.push(await item.work());
         return done;

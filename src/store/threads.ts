@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { ThreadsTable } from '../db/schema.js';
+import { SubjectLookups } from './subject-lookups.js';
 
 export type ThreadRow = Selectable<ThreadsTable>;
 
@@ -15,6 +16,20 @@ export class ThreadStore {
   /** Written with the rest of a group commit's new threads (Db.insertSoon). */
   async create(row: ThreadRow): Promise<void> {
     await this.db.insertSoon('threads', row);
+    this.lookups()?.created(row);
+  }
+
+  /**
+   * Says that this transaction will look up threads by this subject (a group commit, for each of
+   * its messages): on PostgreSQL the first look-up then reads every expected one in one statement.
+   */
+  expectSubject(inboxId: number, subjectKey: string, since: string): void {
+    this.lookups()?.expect(inboxId, subjectKey, since);
+  }
+
+  /** The transaction's batched subject look-ups, where a statement is a round trip. */
+  private lookups(): SubjectLookups | undefined {
+    return this.db.perTransaction(SUBJECT_LOOKUPS, () => new SubjectLookups(this.db));
   }
 
   /** Records a new message in the thread: last_uid and last_date only move forward. */
@@ -28,6 +43,7 @@ export class ThreadStore {
       date,
       id,
     );
+    this.lookups()?.touched(id, uid, date);
   }
 
   async get(inboxId: number, id: string): Promise<ThreadRow | undefined> {
@@ -38,6 +54,8 @@ export class ThreadStore {
 
   /** Threads of this inbox with this normalised subject whose last message is not older than `since`. */
   async recentBySubject(inboxId: number, subjectKey: string, since: string): Promise<ThreadRow[]> {
+    const batched = await this.lookups()?.recent(inboxId, subjectKey, since, RECENT_LIMIT);
+    if (batched) return batched;
     const query = this.db.kysely
       .selectFrom('threads')
       .selectAll()
@@ -45,7 +63,7 @@ export class ThreadStore {
       .where('subject_key', '=', subjectKey)
       .where('last_date', '>=', since)
       .orderBy('last_uid', 'desc')
-      .limit(5);
+      .limit(RECENT_LIMIT);
     const couldSee = (table: string, row: Record<string, unknown>) =>
       table === 'threads' && row.inbox_id === inboxId && row.subject_key === subjectKey;
     return await this.db.readPast(couldSee, () => this.db.all(query));
@@ -89,3 +107,9 @@ export class ThreadStore {
     )) as ThreadSummaryRow[];
   }
 }
+
+/** Threads a subject look-up weighs, newest first. */
+const RECENT_LIMIT = 5;
+
+/** The key of a transaction's SubjectLookups (Db.perTransaction). */
+const SUBJECT_LOOKUPS = {};

@@ -13,7 +13,7 @@ import { EventBus } from '../../events/bus.js';
 import type { EventRow } from '../../store/events.js';
 import { createStore } from '../../store/index.js';
 import type { IngestJob, IngestReply } from './ingest-writer.js';
-import { fileForEach } from './receive.js';
+import { expectThreadLookups, fileForEach } from './receive.js';
 import { releaseAfterLarge } from './release-large.js';
 
 const config = workerData as Config;
@@ -37,7 +37,10 @@ port.on('message', (message: IngestJob | 'close') => {
   }
   // Group commit: what arrives while a batch is committing goes into the next transaction.
   deps.store.groupCommit
-    .submit(() => fileOne(message))
+    .submit(
+      () => fileOne(message),
+      () => expectThreadLookups(deps.store, jobMessage(message), message.parsed),
+    )
     .then(
       (reply) => {
         port.postMessage(reply);
@@ -60,15 +63,19 @@ async function close(): Promise<void> {
   }
 }
 
-async function fileOne(job: IngestJob): Promise<IngestReply> {
-  const events: EventRow[] = [];
-  const message = {
+function jobMessage(job: IngestJob) {
+  return {
     raw: Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
     inboxes: job.inboxes,
     authResults: job.authResults,
     spam: job.spam,
     receivedAt: new Date(job.receivedAt),
   };
+}
+
+async function fileOne(job: IngestJob): Promise<IngestReply> {
+  const events: EventRow[] = [];
+  const message = jobMessage(job);
   const filed = await fileForEach(deps, message, job.parsed, events, job.folders);
   return { id: job.id, filed: filed.map((f) => ({ inboxId: f.inbox.id, uid: f.uid })), events };
 }

@@ -2,10 +2,12 @@ import type { ParsedEmail } from '../../mail/types.js';
 import type { EventRow } from '../../store/events.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
+import type { Store } from '../../store/index.js';
 import type { MailboxDeps } from '../deps.js';
 import { releaseAfterLarge } from './release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import { parseInbound } from './parse-message.js';
+import { expectThreadLookup } from './threading.js';
 
 export interface InboundMessage {
   /** Handed over: receiveMessage may move it to the ingest thread, so it is not read after. */
@@ -59,10 +61,13 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
     return reply.filed.map((f) => ({ inbox: byId.get(f.inboxId)!, uid: f.uid }));
   }
   const events: EventRow[] = [];
-  const filed = await deps.store.groupCommit.submit(() => {
-    events.length = 0;
-    return fileForEach(deps, message, parsed, events, folders);
-  });
+  const filed = await deps.store.groupCommit.submit(
+    () => {
+      events.length = 0;
+      return fileForEach(deps, message, parsed, events, folders);
+    },
+    () => expectThreadLookups(deps.store, message, parsed),
+  );
   deps.bus.publish(events);
   return filed;
 }
@@ -82,6 +87,16 @@ export async function inboundFolders(deps: MailboxDeps, message: InboundMessage)
       return folder;
     }),
   );
+}
+
+/** Says the thread look-ups fileForEach will make, so a group commit makes its batch's at once. */
+export function expectThreadLookups(
+  store: Store,
+  message: Pick<InboundMessage, 'inboxes' | 'receivedAt'>,
+  parsed: ParsedEmail,
+): void {
+  const date = parsed.date ?? message.receivedAt ?? new Date();
+  for (const inbox of message.inboxes) expectThreadLookup(store, inbox.id, parsed, date);
 }
 
 /**

@@ -23,10 +23,9 @@ export async function findThread(
     const found = await store.messages.threadOfMessageId(inboxId, ref);
     if (found) return found;
   }
-  if (parsed.inReplyTo || parsed.references.length > 0) return undefined;
-  const key = normalizeSubject(parsed.subject);
-  if (!key) return undefined;
-  const since = new Date(date.getTime() - SUBJECT_WINDOW_MS).toISOString();
+  const bySubject = subjectLookup(parsed, date);
+  if (!bySubject) return undefined;
+  const { key, since } = bySubject;
   const sender = parsed.from?.address.toLowerCase();
   const recipients = [...parsed.to, ...parsed.cc].map((a) => a.address.toLowerCase());
   for (const thread of await store.threads.recentBySubject(inboxId, key, since)) {
@@ -34,6 +33,23 @@ export async function findThread(
     if (sender && people.has(sender) && recipients.some((r) => people.has(r))) return thread.id;
   }
   return undefined;
+}
+
+/**
+ * Tells the transaction the subject look-up findThread will make for this message, if any, so
+ * a group commit reads those of all its messages at once (ThreadStore.expectSubject).
+ */
+export function expectThreadLookup(store: Store, inboxId: number, parsed: ParsedEmail, date: Date): void {
+  const bySubject = subjectLookup(parsed, date);
+  if (bySubject) store.threads.expectSubject(inboxId, bySubject.key, bySubject.since);
+}
+
+/** The subject key and window findThread looks a message up by: only mail without reply headers. */
+function subjectLookup(parsed: ParsedEmail, date: Date): { key: string; since: string } | undefined {
+  if (parsed.inReplyTo || parsed.references.length > 0) return undefined;
+  const key = normalizeSubject(parsed.subject);
+  if (!key) return undefined;
+  return { key, since: new Date(date.getTime() - SUBJECT_WINDOW_MS).toISOString() };
 }
 
 export function newThreadId(): string {
