@@ -55,6 +55,7 @@ export interface EmailView {
 export const LIST_TEXT_LIMIT = 500;
 const PREVIEW_LENGTH = 200;
 
+/** Stored with each message when it is filed (listColumnsOf): a change here needs the migration extractReplyText's note describes. */
 export function previewOf(text: string): string {
   return text
     .slice(0, PREVIEW_LENGTH * 4)
