@@ -98,6 +98,13 @@ export interface MessagesTable {
   trashed_at: string | null;
   /** JSON: the whole count of each address list cut to its first entries (migration 008); NULL when none was. */
   address_totals: string | null;
+  /**
+   * The Email's preview, worked out when the message was filed (migration 013); NULL on rows
+   * filed before it (a list works it out from the whole text).
+   */
+  preview: string | null;
+  /** extractedText as a list shows it (cut to 500 characters), as preview is (migration 013). */
+  list_extracted_text: string | null;
 }
 
 export interface MessageRawTable {

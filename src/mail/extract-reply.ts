@@ -6,6 +6,11 @@ import { findHistory, hasContent, isQuoted, markerLine, signatureStart } from '.
  * and without the signature. A bottom-posted reply keeps what follows the quote; quotes with new
  * text after them (an interleaved reply) stay, as the context of the answers. When nothing is
  * left (a forward without a note) the text is returned whole.
+ *
+ * Its answer, cut as a list shows it, is stored with each message when it is filed
+ * (messages.list_extracted_text, migration 013): a change here (or in reply-markers.ts) that
+ * changes an answer ships with a migration that sets that column and `preview` back to NULL
+ * (docs/decisions.md, "A list page's stored columns").
  */
 export function extractReplyText(text: string): string {
   const raw = (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).split('\n');

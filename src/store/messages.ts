@@ -10,7 +10,10 @@ export type NewMessage = Omit<Insertable<MessagesTable>, 'id'>;
 export type AttachmentRow = Selectable<AttachmentsTable>;
 export type LabelRef = { id: string; name: string; color: string };
 
-/** Columns a list needs: everything but html (the list never shows it). */
+/**
+ * Columns a list needs: everything but html (the list never shows it) and text, which
+ * LIST_TEXT reads (see there).
+ */
 const LIST_COLUMNS = [
   'id',
   'inbox_id',
@@ -29,7 +32,6 @@ const LIST_COLUMNS = [
   'subject',
   'date',
   'received_at',
-  'text',
   'size',
   'has_attachments',
   'flags',
@@ -39,7 +41,22 @@ const LIST_COLUMNS = [
   'remote_uid',
   'trashed_at',
   'address_totals',
+  'preview',
+  'list_extracted_text',
 ] as const;
+
+/**
+ * A list row's text: its first 501 characters, enough for a list's 500 and to tell whether it was
+ * cut (`truncated`), when the row carries what a list shows beyond that (preview and the cut
+ * extracted text, stored since migration 013); the whole text on rows filed before, which the
+ * list works those out from. On PostgreSQL substr reads only the first chunks of a toasted text,
+ * and the 5 KB of each row no longer cross the socket. substr counts characters on both engines,
+ * JavaScript UTF-16 units: 501 characters are at least 501 units, so cutting them to 500 units
+ * gives what cutting the whole text gives.
+ */
+const LIST_TEXT = sql<string>`CASE WHEN preview IS NULL OR list_extracted_text IS NULL THEN text ELSE substr(text, 1, 501) END`;
+
+/** A message as a list reads it: no html, and `text` as LIST_TEXT says. */
 export type ListedMessageRow = Omit<MessageRow, 'html'>;
 
 export interface MessageFilter {
@@ -169,7 +186,10 @@ export class MessageStore {
 
   async list(filter: MessageFilter): Promise<ListedMessageRow[]> {
     const likeOp = sql.raw(this.db.dialect.likeIgnoringCase);
-    let q = this.db.kysely.selectFrom('messages').select(LIST_COLUMNS).where('inbox_id', '=', filter.inboxId);
+    let q = this.db.kysely
+      .selectFrom('messages')
+      .select([...LIST_COLUMNS, LIST_TEXT.as('text')])
+      .where('inbox_id', '=', filter.inboxId);
     if (filter.folderId !== undefined) q = q.where('folder_id', '=', filter.folderId);
     if (filter.unread !== undefined) q = q.where('seen', '=', filter.unread ? 0 : 1);
     if (filter.from) {

@@ -9,7 +9,7 @@ import { nowIso } from '../../store/ids.js';
 import type { MessageRow } from '../../store/messages.js';
 import { searchFields } from '../../store/search-fields.js';
 import type { DeliveryView, EmailView } from '../reading/email-view.js';
-import { toEmailView } from '../reading/email-view.js';
+import { listColumnsOf, toEmailView } from '../reading/email-view.js';
 import { findThread, newThreadId } from './threading.js';
 
 export interface FileInput {
@@ -91,6 +91,8 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     remote_uid: null,
     trashed_at: null,
     address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
+    // What a list page shows of the text, worked out once here instead of on every page.
+    ...listColumnsOf(parsed.text),
   };
   const id = await store.messages.insert(
     row,

@@ -55,12 +55,23 @@ export interface EmailView {
 export const LIST_TEXT_LIMIT = 500;
 const PREVIEW_LENGTH = 200;
 
+/** Stored with each message when it is filed (listColumnsOf): a change here needs the migration extractReplyText's note describes. */
 export function previewOf(text: string): string {
   return text
     .slice(0, PREVIEW_LENGTH * 4)
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, PREVIEW_LENGTH);
+}
+
+/**
+ * What a list shows of a text beyond its first 501 characters' worth, worked out once when the
+ * message is filed and stored with it (migration 013), so a page reads neither the whole text nor
+ * works on it: the preview and extractedText as a list cuts it. toEmailView gives the same answer
+ * from these as from the whole text.
+ */
+export function listColumnsOf(text: string): { preview: string; list_extracted_text: string } {
+  return { preview: previewOf(text), list_extracted_text: extractReplyText(text).slice(0, LIST_TEXT_LIMIT) };
 }
 
 export interface ViewContext {
@@ -93,7 +104,7 @@ export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext
     date: row.date,
     receivedAt: row.received_at,
     text: row.text,
-    preview: previewOf(row.text),
+    preview: row.preview ?? previewOf(row.text),
     size: row.size,
     flags: JSON.parse(row.flags) as string[],
     labels: ctx.labels,
@@ -113,8 +124,13 @@ export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
   if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as AddressTotals;
   const extract = ctx.extract ?? true;
-  if (extract) view.extractedText = extractReplyText(row.text);
-  if (ctx.mode === 'full' && 'html' in row) {
+  const whole = ctx.mode === 'full' && 'html' in row;
+  // A list row filed since migration 013 carries its text's first 501 characters only, and the
+  // extracted text as a list shows it (listColumnsOf); older rows carry the whole text.
+  if (extract)
+    view.extractedText =
+      !whole && row.list_extracted_text !== null ? row.list_extracted_text : extractReplyText(row.text);
+  if (whole) {
     view.html = row.html;
     if (extract) view.extractedHtml = row.html === '' ? '' : extractReplyHtml(row.html);
   } else if (row.text.length > LIST_TEXT_LIMIT) {

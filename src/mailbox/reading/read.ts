@@ -173,7 +173,7 @@ export async function listThreads(
       messageCount: t.message_count,
       unreadCount: t.unread_count,
       lastDate: t.last_date,
-      preview: latest ? previewOf(latest.text) : '',
+      preview: latest ? (latest.preview ?? previewOf(latest.text)) : '',
     });
   }
   const last = page[page.length - 1];

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+const fixture = (name: string) =>
+  fs.readFileSync(new URL(`../../fixtures/replies/${name}.eml`, import.meta.url));
+
+function message(id: string, subject: string, text: string, to: string): string {
+  return [
+    'From: Bob <bob@example.net>',
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    `Message-ID: <${id}@example.net>`,
+    'Date: Tue, 03 Mar 2026 11:15:00 +0000',
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    text.replace(/\n/g, '\r\n'),
+  ].join('\r\n');
+}
+
+const sentence = 'We went through the figures again and the second quarter still looks right to us. ';
+/** Texts whose list answer needs more than their first 500 characters: each case of toEmailView. */
+const texts: Record<string, string> = {
+  // New content longer than a list shows, a signature, then a long quoted history.
+  long: `Hi Alice,\n\n${sentence.repeat(10)}\n\n-- \nBob Example\nHead of Finance\n\nOn Mon, 2 Mar 2026 at 09:00, Alice <alice@example.com> wrote:\n${`> ${sentence}\n`.repeat(60)}`,
+  // Short new content above a long quote: extractedText is short, text is cut.
+  shortReply: `Works for me.\n\nBob\n\nOn Mon, 2 Mar 2026 at 09:00, Alice <alice@example.com> wrote:\n${`> ${sentence}\n`.repeat(40)}`,
+  short: 'See you on Thursday.\n\nBob',
+  // Characters beyond UTF-16's 16 bits (two units each in JavaScript, one character in SQL).
+  astral: `${'\u{1F600}'.repeat(300)}${'x'.repeat(300)}`,
+  // The preview collapses whitespace: its 200 characters come from beyond the first 501.
+  blankStart: `${' \n'.repeat(300)}${sentence.repeat(5)}`,
+};
+
+// A list reads what it shows of each text from columns filed with the message (migration 013);
+// rows filed before have them NULL and must answer exactly the same from their whole text.
+describe('list answers from the stored list columns', () => {
+  let server: TestServer;
+  let inboxId: number;
+  beforeAll(async () => {
+    server = await startServer();
+    const envelope = { from: 'bob@example.net', to: [server.inbox] };
+    await server.sendRaw(fixture('de-outlook-plain'), envelope);
+    for (const [name, text] of Object.entries(texts))
+      await server.sendRaw(message(name, `case ${name}`, text, server.inbox), envelope);
+    inboxId = (await server.mailroom.deps.store.inboxes.findByAddress(server.inbox))!.id;
+  });
+  afterAll(() => server.stop());
+
+  /** Every answer that shows messages as a list does: the page, the threads, each thread. */
+  async function listAnswers() {
+    const page = await server.api(`/emails?account=${server.inbox}&limit=50`);
+    expect(page.status).toBe(200);
+    const threads = await server.api(`/threads?account=${server.inbox}`);
+    expect(threads.status).toBe(200);
+    const each = [];
+    for (const t of threads.json.data.threads as { threadId: string }[])
+      each.push((await server.api(`/threads/${t.threadId}?account=${server.inbox}`)).json);
+    return { page: page.json, threads: threads.json, each };
+  }
+
+  it('answers the same for rows filed before the migration (columns NULL) as with the stored columns', async () => {
+    const stored = (await server.mailroom.db.rawAll(
+      'SELECT preview, list_extracted_text FROM messages WHERE inbox_id = ?',
+      inboxId,
+    )) as { preview: string | null; list_extracted_text: string | null }[];
+    expect(stored).toHaveLength(Object.keys(texts).length + 1);
+    for (const row of stored) {
+      expect(row.preview).not.toBeNull();
+      expect(row.list_extracted_text).not.toBeNull();
+    }
+    const withColumns = await listAnswers();
+    const emails = withColumns.page.data.emails as Record<string, unknown>[];
+    const bySubject = (s: string) => emails.find((e) => e.subject === s)!;
+    expect(bySubject('case long').truncated).toBe(true);
+    expect(bySubject('case long').extractedText).toHaveLength(500);
+    expect(bySubject('case shortReply').extractedText).toBe('Works for me.\n\nBob');
+    expect(bySubject('case short').truncated).toBeUndefined();
+    expect(bySubject('case blankStart').preview).toBe(sentence.repeat(5).slice(0, 200).trimEnd());
+
+    await server.mailroom.db.rawRun(
+      'UPDATE messages SET preview = NULL, list_extracted_text = NULL WHERE inbox_id = ?',
+      inboxId,
+    );
+    expect(await listAnswers()).toEqual(withColumns);
+  });
+
+  it('answers as the single read does, cut as a list cuts', async () => {
+    const page = await server.api(`/emails?account=${server.inbox}&limit=50`);
+    for (const listed of page.json.data.emails as Record<string, string>[]) {
+      const read = (await server.api(`/emails/${listed.uid}?account=${server.inbox}`)).json.data.email;
+      expect(listed.text).toBe(read.text.slice(0, 500));
+      expect(listed.preview).toBe(read.preview);
+      expect(listed.extractedText).toBe(read.extractedText.slice(0, 500));
+    }
+  });
+});
+
+describe('a list page reads what it shows of each text, not the whole text', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+    const envelope = { from: 'bob@example.net', to: [server.inbox] };
+    for (let i = 0; i < 3; i++)
+      await server.sendRaw(message(`big${i}`, `big ${i}`, sentence.repeat(200), server.inbox), envelope);
+  });
+  afterAll(() => server.stop());
+
+  it('carries at most 501 characters of each text from the database, and the whole text of old rows', async () => {
+    const { store } = server.mailroom.deps;
+    const inboxId = (await store.inboxes.findByAddress(server.inbox))!.id;
+    const rows = await store.messages.list({ inboxId, limit: 50 });
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row.text).toHaveLength(501);
+    // A row filed before migration 013 is read whole: its list answer is worked out from it.
+    await server.mailroom.db.rawRun(
+      'UPDATE messages SET preview = NULL, list_extracted_text = NULL WHERE uid = ? AND inbox_id = ?',
+      rows[0]!.uid,
+      inboxId,
+    );
+    const again = await store.messages.list({ inboxId, limit: 50 });
+    expect(again[0]!.text.trim()).toBe(sentence.repeat(200).trim());
+    expect(again.slice(1).map((r) => r.text.length)).toEqual([501, 501]);
+  });
+});
