@@ -1,6 +1,7 @@
 import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { parseInbound } from '../mailbox/ingest/parse-message.js';
+import { releaseAfterLarge } from '../mailbox/ingest/release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../mailbox/ingest/file-message.js';
 import type { EventRow } from '../store/events.js';
 import type { FolderRow } from '../store/folders.js';
@@ -8,6 +9,7 @@ import type { InboxRow } from '../store/inboxes.js';
 import type { RemoteLookalikes } from './adopt.js';
 import { localCopyOf, remoteLookalikes } from './adopt.js';
 import type { Mutex } from './mutex.js';
+import { fetchSources } from './fetch-sources.js';
 import { batchesBySize, uidSet } from './size-batches.js';
 
 export interface FolderSyncContext {
@@ -65,8 +67,9 @@ export async function syncFolder(ctx: FolderSyncContext, folder: FolderRow): Pro
   const announce = ctx.announce && !first && !resync && folder.special_use === '\\Inbox';
   const lookalikes = resync && uids.length > 0 ? await remoteLookalikes(client) : null;
   const sizes = await remoteSizes(client, uids);
-  for (const batch of batchesBySize(uids, (uid) => sizes.get(uid) ?? 0, ctx.batchSize, BATCH_BYTES)) {
-    await lock.run(() => fetchAndFile(ctx, folder, batch, announce, lookalikes));
+  const sizeOf = (uid: number) => sizes.get(uid) ?? 0;
+  for (const batch of batchesBySize(uids, sizeOf, ctx.batchSize, BATCH_BYTES)) {
+    await lock.run(() => fetchAndFile(ctx, folder, batch, sizeOf, announce, lookalikes));
   }
 
   // Flag changes and expunges by other clients.
@@ -97,6 +100,7 @@ async function fetchAndFile(
   ctx: FolderSyncContext,
   folder: FolderRow,
   uids: number[],
+  sizeOf: (uid: number) => number,
   announce: boolean,
   lookalikes: RemoteLookalikes | null,
 ): Promise<void> {
@@ -105,16 +109,12 @@ async function fetchAndFile(
   const linked = await store.imapState.linkedAmong(folder.id, uids);
   const fresh = uids.filter((uid) => !linked.has(uid));
   if (fresh.length === 0) return;
-  const fetched: FetchMessageObject[] = await client.fetchAll(
-    uidSet(fresh),
-    { uid: true, flags: true, source: true, internalDate: true },
-    { uid: true },
-  );
+  const fetched = await fetchSources(client, fresh, sizeOf);
   // All at once: large ones go to the parse threads side by side (the batch is bounded in bytes).
   const parsed = await Promise.all(
     fetched
-      .filter((message) => message.source && !linked.has(message.uid) && linked.add(message.uid))
-      .map(async (message) => ({ message, parsed: await parseInbound(deps, message.source!) })),
+      .filter((message) => !linked.has(message.uid) && linked.add(message.uid))
+      .map(async (message) => ({ message, parsed: await parseInbound(deps, message.source) })),
   );
   const events: EventRow[] = [];
   await store.db.transaction(async () => {
@@ -125,7 +125,7 @@ async function fetchAndFile(
       const adopted = await localCopyOf(
         store,
         { inboxId: inbox.id, folderId: folder.id },
-        { ...message, messageId: email.messageId, source: message.source! },
+        { ...message, messageId: email.messageId },
         lookalikes,
       );
       if (adopted) {
@@ -138,7 +138,7 @@ async function fetchAndFile(
         inbox,
         folder,
         parsed: email,
-        raw: message.source!,
+        raw: message.source,
         flags,
         receivedAt: date instanceof Date ? date : date ? new Date(date) : new Date(),
         uid: uid++,
@@ -152,6 +152,8 @@ async function fetchAndFile(
     }
   });
   deps.bus.publish(events);
+  // A large source is shared memory, freed only once this thread and the parse thread's let go.
+  releaseAfterLarge(Math.max(0, ...fetched.map((m) => m.source.length)));
 }
 
 async function syncFlags(

@@ -125,4 +125,23 @@ export async function printImapBench(log: (line: string) => void = console.log):
   );
 }
 
-if (/bench[/\\]imap\.ts$/.test(process.argv[1] ?? '')) await printImapBench();
+/**
+ * Alone: `tsx test/bench/imap.ts` prints every line; `tsx test/bench/imap.ts large [count] [MB]`
+ * only the big-mail line, `small [count]` only the initial sync of small messages (the server
+ * runs from the build: `npm run build` first).
+ */
+if (/bench[/\\]imap\.ts$/.test(process.argv[1] ?? '')) {
+  if (process.argv[2] === 'small') {
+    const small = await runImapBench(Number(process.argv[3] ?? 20_000), 0);
+    console.log(
+      `initial sync of ${small.messages} messages: ${small.seconds.toFixed(1)} s, ` +
+        `${small.cpuSeconds.toFixed(1)} s of CPU, ${memory(small)}`,
+    );
+  } else if (process.argv[2] === 'large') {
+    const large = await runImapLargeBench(Number(process.argv[3] ?? 30), Number(process.argv[4] ?? 25));
+    console.log(
+      `initial sync of ${large.count} messages of ${large.mb} MB: ${large.seconds.toFixed(1)} s, ` +
+        `${large.cpuSeconds.toFixed(1)} s of CPU, ${memory(large)}, WAL ${large.walMb} MB after`,
+    );
+  } else await printImapBench();
+}
