@@ -94,7 +94,10 @@ describe('outbound through a relay (MAILROOM_OUTBOUND=relay)', () => {
     expect(signatures).toHaveLength(1);
     const [signature] = signatures;
     expect(signature?.signingDomain).toBe('mailroom.test');
-    expect(signature?.status?.result).toBe('pass');
+    // Failed once in a clean-clone CI run on PostgreSQL ('fail', not reproduced in 8 runs): say
+    // why and show the headers as captured, should it again.
+    const why = `${JSON.stringify(signature?.status)}\n${copy!.raw.toString('latin1').split('\r\n\r\n')[0]}`;
+    expect(signature?.status?.result, why).toBe('pass');
   });
 
   it('delivers to local inboxes at once; only the external recipient reaches the relay', async () => {
