@@ -109,7 +109,9 @@ async function listOn(
   inbox: string,
   apiKey: string,
 ) {
-  console.log(`\n## List (${engine}): an inbox of ${LIST_MESSAGES} messages, GET /emails?limit=50 over HTTP`);
+  console.log(
+    `\n## List (${engine}): an inbox of ${LIST_MESSAGES} messages, GET /emails?limit=50 over HTTP, p50 after 300 untimed requests`,
+  );
   const server = await startMailroom({ ...env, MAILROOM_BOOTSTRAP: 'false' });
   const base = `http://127.0.0.1:${server.httpPort}/api/v1/emails?account=${inbox}&limit=50`;
   const cursorAt = (uid: number) => Buffer.from(`uid:${uid}`).toString('base64url');
