@@ -66,7 +66,8 @@ describe('GET /metrics', () => {
       }
       expect(line).toMatch(SAMPLE);
       const name = SAMPLE.exec(line)![1]!;
-      expect(name.startsWith('mailroom_')).toBe(true);
+      // Mailroom's own, and the process's under the names Prometheus's client libraries use.
+      expect(name, line).toMatch(/^(mailroom|process|nodejs)_/);
       expect(Number.isFinite(Number(SAMPLE.exec(line)![3]))).toBe(true);
       // A sample follows the TYPE of its family (histogram samples carry a suffix).
       expect(typed.has(name) || typed.has(name.replace(/_(bucket|sum|count)$/, ''))).toBe(true);
@@ -246,6 +247,25 @@ describe('GET /metrics with outbound trouble (relay)', () => {
       return value(s, 'mailroom_outbound_queue_depth') === 0 && s;
     });
     expect(value(drained, 'mailroom_outbound_deliveries', { status: 'delivered' })).toBe(1);
+  });
+
+  it("shows the serving process's memory, CPU time and start time", async () => {
+    const before = await scrape(server);
+    // Work the process does between two scrapes shows in its CPU time.
+    for (let i = 0; i < 20; i++) await scrape(server);
+    const after = await scrape(server);
+    // The test server runs in this process: its figures are this process's.
+    const rss = process.memoryUsage().rss;
+    expect(value(after, 'process_resident_memory_bytes')).toBeGreaterThan(rss / 2);
+    expect(value(after, 'process_resident_memory_bytes')).toBeLessThan(rss * 2);
+    const started = Date.now() / 1000 - process.uptime();
+    expect(Math.abs(value(after, 'process_start_time_seconds') - started)).toBeLessThanOrEqual(2);
+    expect(value(before, 'process_start_time_seconds')).toBe(value(after, 'process_start_time_seconds'));
+    expect(value(after, 'process_cpu_seconds_total')).toBeGreaterThan(
+      value(before, 'process_cpu_seconds_total'),
+    );
+    expect(value(after, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(1024 * 1024);
+    expect(after.text).toContain('# TYPE process_cpu_seconds_total counter');
   });
 });
 

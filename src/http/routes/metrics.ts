@@ -95,8 +95,38 @@ export function renderMetrics(stored: StoredCounts, http: HttpMetrics): string {
       byLabel('result', stored.webhookAttempts),
     ),
     ...httpFamilies(http),
+    ...processFamilies(),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The process's own, under the names Prometheus's client libraries give them. */
+function processFamilies(): string[] {
+  const cpu = process.cpuUsage();
+  const heap = process.memoryUsage();
+  return [
+    ...family('process_cpu_seconds_total', 'counter', 'User and system CPU time spent, in seconds.', [
+      { value: (cpu.user + cpu.system) / 1e6 },
+    ]),
+    ...family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', [
+      { value: heap.rss },
+    ]),
+    ...family(
+      'process_start_time_seconds',
+      'gauge',
+      'Start time of the process since the Unix epoch, in seconds.',
+      [{ value: Math.round(Date.now() / 1000 - process.uptime()) }],
+    ),
+    ...family('nodejs_heap_size_used_bytes', 'gauge', "V8's heap in use, in bytes.", [
+      { value: heap.heapUsed },
+    ]),
+    ...family(
+      'nodejs_external_memory_bytes',
+      'gauge',
+      'Memory of Buffers and other objects outside the V8 heap, in bytes.',
+      [{ value: heap.external }],
+    ),
+  ];
 }
 
 function httpFamilies(http: HttpMetrics): string[] {
