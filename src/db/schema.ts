@@ -107,9 +107,18 @@ export interface MessagesTable {
   list_extracted_text: string | null;
 }
 
+/** A message's source: all of it, or its first piece when `parts` more follow (migration 014). */
 export interface MessageRawTable {
   message_id: number;
   raw: Buffer;
+  parts: Generated<number>;
+}
+
+/** The pieces of a source after the first, numbered from 1 (see MessageRawTable). */
+export interface MessageRawPartsTable {
+  message_id: number;
+  part: number;
+  bytes: Buffer;
 }
 
 export interface AttachmentsTable {
@@ -264,6 +273,7 @@ export interface Database {
   threads: ThreadsTable;
   messages: MessagesTable;
   message_raw: MessageRawTable;
+  message_raw_parts: MessageRawPartsTable;
   attachments: AttachmentsTable;
   labels: LabelsTable;
   message_labels: MessageLabelsTable;

@@ -1,4 +1,4 @@
-import { boundaryOf, linesOf, multipartBoundary } from './mime-lines.js';
+import { boundaryOf, linesOfBytes, multipartBoundary } from './mime-lines.js';
 
 /** More parts than this and the rest of the message is not parsed (the stored raw stays whole). */
 export const MAX_MIME_PARTS = 5000;
@@ -43,7 +43,8 @@ interface Field {
  * instead of vanishing. Only the copy handed to the parser changes.
  */
 export function boundMime(raw: Buffer): BoundedMime {
-  const source = raw.toString('latin1');
+  // Read as latin1 a piece at a time (offsets are bytes): a string of a 25 MB message was 25 MB.
+  const text = (start: number, end: number) => raw.toString('latin1', start, end);
   const edits: Edit[] = [];
   const markers = new Set<string>();
   const addressTotals = new Map<string, number>();
@@ -70,15 +71,19 @@ export function boundMime(raw: Buffer): BoundedMime {
       edit = { start, end, text: '' };
       droppedFields++;
     } else if (length > MAX_FIELD_BYTES) {
-      edit = { start, end, text: cutField(source, start, end, ADDRESS_FIELDS.has(name)) };
+      edit = {
+        start,
+        end,
+        text: cutField(text(start, Math.min(end, start + MAX_FIELD_BYTES)), ADDRESS_FIELDS.has(name)),
+      };
       cutFields++;
-      if (ADDRESS_FIELDS.has(name)) addressTotals.set(name, countCommas(source, start, end) + 1);
+      if (ADDRESS_FIELDS.has(name)) addressTotals.set(name, countCommas(raw, start, end) + 1);
     }
     if (edit) edits.push(edit);
     if (blockBytes > MAX_HEADER_BLOCK) keptPastLimit.add(name);
     blockBytes += Math.min(length, MAX_FIELD_BYTES);
     if (edit?.text === '') return;
-    const value = () => source.slice(start, Math.min(end, start + MAX_FIELD_BYTES));
+    const value = () => text(start, Math.min(end, start + MAX_FIELD_BYTES));
     if (name === 'content-type' && !contentType) contentType = { field: { name, start, end }, edit };
     if (name === 'content-transfer-encoding')
       encoding = value()
@@ -92,8 +97,8 @@ export function boundMime(raw: Buffer): BoundedMime {
     const type = contentType;
     contentType = null;
     inHeader = false;
-    const text = type ? (type.edit?.text ?? source.slice(type.field.start, type.field.end)) : '';
-    const value = text.slice(text.indexOf(':') + 1);
+    const field = type ? (type.edit?.text ?? text(type.field.start, type.field.end)) : '';
+    const value = field.slice(field.indexOf(':') + 1);
     blockBytes = 0;
     keptPastLimit = new Set();
     const enc = encoding.toLowerCase();
@@ -113,7 +118,9 @@ export function boundMime(raw: Buffer): BoundedMime {
     }
   };
 
-  for (const line of linesOf(source)) {
+  // In a body only a `--` line can matter (a boundary): the others are skipped without a string.
+  const wanted = (start: number) => inHeader || (raw[start] === 0x2d && raw[start + 1] === 0x2d);
+  for (const line of linesOfBytes(raw, wanted)) {
     const boundary = markers.size > 0 ? boundaryOf(line.text, markers) : null;
     if (boundary) {
       if (inHeader) endBlock();
@@ -162,9 +169,9 @@ function applyEdits(raw: Buffer, edits: Edit[], end: number): Buffer {
   return Buffer.concat(pieces);
 }
 
-/** The first MAX_FIELD_BYTES of a field; an address list is cut after its last whole address. */
-function cutField(source: string, start: number, end: number, addresses: boolean): string {
-  let text = source.slice(start, Math.min(end, start + MAX_FIELD_BYTES));
+/** A field's first MAX_FIELD_BYTES, ending a line; an address list is cut after its last whole address. */
+function cutField(first: string, addresses: boolean): string {
+  let text = first;
   if (addresses) {
     const comma = text.lastIndexOf(',');
     if (comma > text.indexOf(':')) text = text.slice(0, comma);
@@ -172,9 +179,9 @@ function cutField(source: string, start: number, end: number, addresses: boolean
   return `${text.replace(/[\r\n]+$/, '')}\r\n`;
 }
 
-function countCommas(source: string, start: number, end: number): number {
+function countCommas(raw: Buffer, start: number, end: number): number {
   let count = 0;
-  for (let at = source.indexOf(',', start); at >= 0 && at < end; at = source.indexOf(',', at + 1)) count++;
+  for (let at = raw.indexOf(0x2c, start); at >= 0 && at < end; at = raw.indexOf(0x2c, at + 1)) count++;
   return count;
 }
 

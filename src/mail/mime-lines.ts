@@ -12,12 +12,16 @@ interface Source {
   text(start: number, end: number): string;
 }
 
-function* walk(source: Source): Generator<Line> {
+function* walk(source: Source, wanted: (start: number) => boolean = () => true): Generator<Line> {
   let start = 0;
   while (start < source.length) {
     let end = source.newlineFrom(start);
     const next = end < 0 ? source.length : end + 1;
     if (end < 0) end = source.length;
+    if (!wanted(start)) {
+      start = next;
+      continue;
+    }
     const text = source.text(start, end > start && source.isCr(end - 1) ? end - 1 : end);
     yield { text, start, next };
     start = next;
@@ -34,14 +38,20 @@ export function linesOf(source: string): Generator<Line> {
   });
 }
 
-/** linesOf for bytes, read as latin1 one line at a time: no string of the whole message is made. */
-export function linesOfBytes(source: Buffer): Generator<Line> {
-  return walk({
-    length: source.length,
-    newlineFrom: (at) => source.indexOf(0x0a, at),
-    isCr: (at) => source[at] === 0x0d,
-    text: (start, end) => source.toString('latin1', start, end),
-  });
+/**
+ * linesOf for bytes, read as latin1 one line at a time: no string of the whole message is made.
+ * Lines for which `wanted(start)` is false (asked as each line is reached) are skipped unread.
+ */
+export function linesOfBytes(source: Buffer, wanted?: (start: number) => boolean): Generator<Line> {
+  return walk(
+    {
+      length: source.length,
+      newlineFrom: (at) => source.indexOf(0x0a, at),
+      isCr: (at) => source[at] === 0x0d,
+      text: (start, end) => source.toString('latin1', start, end),
+    },
+    wanted,
+  );
 }
 
 /** The marker of a `--marker` or `--marker--` line when it is one of `markers`, else null. */

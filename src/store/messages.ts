@@ -3,6 +3,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { SearchFields } from '../db/dialect.js';
 import { fillEventBody } from './event-bodies.js';
+import { readSource, writeSources } from './message-raw.js';
 import type { AttachmentsTable, MessagesTable } from '../db/schema.js';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -87,9 +88,6 @@ interface SourceAndIndex {
   fields: SearchFields;
 }
 
-/** Sources written by one statement at most (bigger messages go alone). */
-const RAW_STATEMENT_BYTES = 16 * 1024 * 1024;
-
 export class MessageStore {
   constructor(private readonly db: Db) {}
 
@@ -121,20 +119,7 @@ export class MessageStore {
   };
 
   private async writeSourceAndIndex(messages: SourceAndIndex[]): Promise<void> {
-    // In statements of up to RAW_STATEMENT_BYTES of sources (one message alone may be larger).
-    for (let start = 0; start < messages.length;) {
-      let end = start + 1;
-      let bytes = messages[start]!.raw.length;
-      while (end < messages.length && bytes + messages[end]!.raw.length <= RAW_STATEMENT_BYTES) {
-        bytes += messages[end++]!.raw.length;
-      }
-      const part = messages.slice(start, end);
-      await this.db.rawRun(
-        `INSERT INTO message_raw (message_id, raw) VALUES ${part.map(() => '(?, ?)').join(', ')}`,
-        ...part.flatMap((m) => [m.id, m.raw]),
-      );
-      start = end;
-    }
+    await writeSources(this.db, messages);
     await this.index(messages);
   }
 
@@ -259,11 +244,9 @@ export class MessageStore {
     return out;
   }
 
+  /** The whole source, put together from its pieces (message-raw.ts). */
   async raw(id: number): Promise<Buffer | undefined> {
-    return (
-      (await this.db.rawFirst('SELECT raw FROM message_raw WHERE message_id = ?', id)) as
-        { raw: Buffer } | undefined
-    )?.raw;
+    return await readSource(this.db, id);
   }
 
   async setFlags(id: number, flags: string[]): Promise<void> {

@@ -27,31 +27,7 @@ export function smallMessage(start: number): (i: number) => string {
     });
 }
 
-/** A maker of messages of `size` MB each, most of it one base64 attachment. */
-export function largeMessage(size: number): (i: number) => string {
-  const attachment = crypto.randomBytes(Math.floor((size * 1024 * 1024 * 3) / 4)).toString('base64');
-  return (i) =>
-    [
-      'From: sender@example.com',
-      `To: large@example.org`,
-      `Subject: Large ${i}`,
-      `Message-ID: <large-${i}@example.com>`,
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b"',
-      '',
-      '--b',
-      'Content-Type: text/plain',
-      '',
-      'see attached',
-      '--b',
-      'Content-Type: application/octet-stream; name="data.bin"',
-      'Content-Transfer-Encoding: base64',
-      '',
-      attachment.replace(/.{76}/g, '$&\r\n'),
-      '--b--',
-      '',
-    ].join('\r\n');
-}
+export { largeMessage } from '../helpers/large-message.js';
 
 async function mailSource(
   user: string,

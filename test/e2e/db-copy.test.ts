@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -222,6 +223,14 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
       subject: 'For bob',
       text: 'hello bob',
     });
+    // A source of ~3.5 MB, stored in pieces of 1 MB (message_raw_parts): read back whole on each copy.
+    await server.sendMail({
+      from: 'alice@example.com',
+      to: bob.inbox,
+      subject: 'Big scan',
+      text: 'the whole scan',
+      attachments: [{ filename: 'scan.bin', content: crypto.randomBytes(2_600_000) }],
+    });
 
     const acc = `account=${encodeURIComponent(server.inbox)}`;
     const inbox = (await server.api(`/emails?${acc}&limit=100`)).json.data.emails as {
@@ -304,6 +313,7 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
         'attachments',
         'labels',
         'message_labels',
+        'message_raw_parts',
         'threads',
         'webhooks',
         'deliveries',
