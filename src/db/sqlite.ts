@@ -198,8 +198,7 @@ export class SqliteDb implements Db {
    * as in better-sqlite3's own objects.
    */
   private reader(sql: string): Reader {
-    let reader = this.readers.get(sql);
-    if (!reader) {
+    return cached(this.readers, sql, () => {
       const statement = this.sqlite.prepare(sql);
       if (!statement.reader) throw new Error(`not a statement that returns rows: ${sql}`);
       statement.raw(true);
@@ -209,20 +208,22 @@ export class SqliteDb implements Db {
         for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
         return row;
       };
-      reader = { statement, rowOf };
-      if (this.readers.size > 2000) this.readers.clear();
-      this.readers.set(sql, reader);
-    }
-    return reader;
+      return { statement, rowOf };
+    });
   }
 
   private prepare(sql: string): BetterSqlite3.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.sqlite.prepare(sql);
-      if (this.statements.size > 2000) this.statements.clear();
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return cached(this.statements, sql, () => this.sqlite.prepare(sql));
   }
+}
+
+/** Prepared statements kept by their SQL; the cache starts again past 2,000 texts. */
+function cached<T>(cache: Map<string, T>, sql: string, make: () => T): T {
+  let value = cache.get(sql);
+  if (value === undefined) {
+    value = make();
+    if (cache.size > 2000) cache.clear();
+    cache.set(sql, value);
+  }
+  return value;
 }

@@ -10,11 +10,11 @@ import type { DkimKey } from '../store/domains.js';
  * half-second mark carried a `t=` other than the one signed, and the signature failed at the
  * receiver ("bad signature"). Under load that was about one message in a hundred.
  */
-export async function signWithDkim(raw: Buffer, key: DkimKey, at: Date = new Date()): Promise<Buffer> {
+export async function signWithDkim(raw: Buffer, key: DkimKey): Promise<Buffer> {
   const { signatures, errors } = (await dkimSign(raw, {
     canonicalization: 'relaxed/relaxed',
     algorithm: 'rsa-sha256',
-    signTime: at,
+    signTime: new Date(),
     signatureData: [{ signingDomain: key.domain, selector: key.selector, privateKey: key.privateKey }],
   } as never)) as { signatures: string; errors?: unknown[] | null };
   if (errors && errors.length > 0) throw new Error(`DKIM signing failed for ${key.domain}`);

@@ -62,7 +62,7 @@ export function percentiles(samples: number[]): Latency {
   return { p50: at(0.5), p99: at(0.99), samples: sorted.length };
 }
 
-const WARM_UP = 300;
+export const WARM_UP = 300;
 
 /**
  * Times `requests` sequential GETs of the URLs `url(i)` returns, in milliseconds, after WARM_UP

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runHostile } from './hostile.js';
 import { runIngest } from './ingest.js';
-import { fillInbox, timeRequests } from './list.js';
+import { WARM_UP, fillInbox, timeRequests } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
 import { printImapBench } from './imap.js';
 import { runSend } from './send.js';
@@ -110,7 +110,7 @@ async function listOn(
   apiKey: string,
 ) {
   console.log(
-    `\n## List (${engine}): an inbox of ${LIST_MESSAGES} messages, GET /emails?limit=50 over HTTP, p50 after 300 untimed requests`,
+    `\n## List (${engine}): an inbox of ${LIST_MESSAGES} messages, GET /emails?limit=50 over HTTP, p50 after ${WARM_UP} untimed requests`,
   );
   const server = await startMailroom({ ...env, MAILROOM_BOOTSTRAP: 'false' });
   const base = `http://127.0.0.1:${server.httpPort}/api/v1/emails?account=${inbox}&limit=50`;

@@ -8,10 +8,10 @@
  * `size` each MAIL FROM declares SIZE= as Postfix and most MTAs do.
  */
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { largeMessage } from '../helpers/large-message.js';
 import { openSmtp } from '../helpers/smtp-session.js';
 
 const sessions = Number(process.argv[2] ?? 40);
@@ -48,28 +48,7 @@ const status = (field: 'VmRSS' | 'VmHWM'): number => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // One message, built once: base64 lines never start with a dot, so no dot-stuffing is needed.
-const attachment = crypto.randomBytes(Math.floor((megabytes * 1024 * 1024 * 3) / 4));
-const message = Buffer.from(
-  [
-    'From: big@example.com',
-    'To: agent@mailroom.test',
-    'Subject: large',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain',
-    '',
-    'See attached.',
-    '--b',
-    'Content-Type: application/octet-stream; name="big.bin"',
-    'Content-Transfer-Encoding: base64',
-    '',
-    attachment.toString('base64').replace(/.{76}/g, '$&\r\n'),
-    '--b--',
-    '',
-  ].join('\r\n'),
-);
+const message = Buffer.from(largeMessage(megabytes, 'agent@mailroom.test')(0));
 
 async function send(): Promise<number> {
   const smtp = await openSmtp(smtpPort);
