@@ -5,6 +5,7 @@ import type { AppEnv } from './context.js';
 import { handleError, sendValidationError } from './errors.js';
 import { notFoundOrNotAllowed } from './method-not-allowed.js';
 import { apiKeyAuth } from './middleware/auth.js';
+import { lookAheadForList } from './middleware/look-ahead.js';
 import { apiCors } from './middleware/cors.js';
 import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -85,6 +86,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const cors = apiCors(deps.config.corsOrigins); // first: a preflight carries no key
   if (cors) api.use('*', cors);
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : throttled(c, next)));
+  api.use('*', lookAheadForList()); // after the throttle, beside the key's look-up
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : authenticate(c, next)));
   api.use('*', (c, next) => (isPublic(c.req.path) ? next() : limiter(c, next)));
   api.use('*', bodyCheck);

@@ -1,3 +1,4 @@
+import type { InboxFolderLookup } from '../mailbox/access.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 
 export interface AppEnv {
@@ -11,5 +12,7 @@ export interface AppEnv {
     requestId: string;
     /** Set when a stream token (`GET /events?token=`) authenticated the request: the inbox it is for, or null for all. */
     streamTokenAccount?: string | null;
+    /** A list's inbox and folder look-up, started beside the key's (middleware/look-ahead.ts). */
+    listLookAhead?: InboxFolderLookup;
   };
 }

@@ -29,14 +29,27 @@ export async function requireFolder(deps: MailboxDeps, inbox: InboxRow, name: st
   return folder;
 }
 
-/** requireInbox and requireFolder, in one query when the folder is found by its name. */
+/** folders.findWithInbox of `account` and folder `name`, started before the caller was known. */
+export interface InboxFolderLookup {
+  account: string;
+  folder: string;
+  found: Promise<{ inbox: InboxRow; folder: FolderRow | undefined } | undefined>;
+}
+
+/**
+ * requireInbox and requireFolder, in one query when the folder is found by its name; that query
+ * may have been started already (`started`, when it is for the same account and folder).
+ */
 export async function requireInboxFolder(
   deps: MailboxDeps,
   userId: number,
   account: string,
   name: string,
+  started?: InboxFolderLookup,
 ): Promise<{ inbox: InboxRow; folder: FolderRow }> {
-  const found = await deps.store.folders.findWithInbox(account.trim(), name);
+  const found = await (started?.account === account && started.folder === name
+    ? started.found
+    : deps.store.folders.findWithInbox(account.trim(), name));
   if (!found || found.inbox.user_id !== userId) throw new Forbidden();
   return { inbox: found.inbox, folder: found.folder ?? (await requireFolder(deps, found.inbox, name)) };
 }

@@ -109,6 +109,105 @@ describe('round trips on PostgreSQL', () => {
     expect((await server.api(`/emails?account=someone@else.test`)).status).toBe(403);
   });
 
+  it("starts a page's inbox and folder look-up beside the key's, and still answers only its owner", async () => {
+    const account = encodeURIComponent(server.inbox);
+    const events: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first: unknown = args[0];
+      const text = typeof first === 'string' ? first : String((first as { text?: string }).text);
+      const name = /from "api_keys"/i.test(text) ? 'key' : isLookup(text) ? 'inbox' : undefined;
+      if (name) {
+        events.push(`${name} sent`);
+        // pg.Pool hands a callback; a client called directly answers a promise.
+        const last = args.length - 1;
+        const callback = args[last];
+        if (typeof callback === 'function')
+          args[last] = (...answer: unknown[]) => {
+            events.push(`${name} answered`);
+            return (callback as (...a: unknown[]) => unknown)(...answer);
+          };
+      }
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      expect((await server.api(`/emails?account=${account}&limit=5`)).status).toBe(200);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    // Both sent before either answers: one round trip's wait, not two.
+    expect(events.slice(0, 2).sort()).toEqual(['inbox sent', 'key sent']);
+    expect(events).toHaveLength(4);
+    // A look-up started before the key was known answers nobody but the inbox's owner.
+    const noKey = await fetch(`${server.baseUrl}/api/v1/emails?account=${account}`);
+    expect(noKey.status).toBe(401);
+    const mallory = await server.addUser('mallory');
+    const stolen = await server.api(`/emails?account=${account}`, { key: mallory.key });
+    expect(stolen.status).toBe(403);
+    // A differently written address or folder is looked up again after the key, as before.
+    const upper = await server.api(
+      `/emails?account=${encodeURIComponent(` ${server.inbox.toUpperCase()} `)}&folder=inbox`,
+    );
+    expect(upper.status).toBe(200);
+  });
+
+  it("asks for a page's attachments and labels only for the mail that has some", async () => {
+    const account = encodeURIComponent(server.inbox);
+    const page = (sent: Sent[]) =>
+      sent.map((s) => s.text).filter((t) => /from "(attachments|message_labels)"/i.test(t));
+    // A page of plain mail: the key, the inbox and folder, the page; nothing for attachments or labels.
+    expect(await sendAtOnce(server, 3, (i) => `plain ${i}`)).toEqual([250, 250, 250]);
+    const plain = await statementsOf(async () => {
+      expect((await server.api(`/emails?account=${account}&limit=3`)).status).toBe(200);
+    });
+    expect(page(plain)).toEqual([]);
+    // An inline image only (has_attachments is 0 for it) and a label on another message: both
+    // still show on the page, each asked for the one message that has it.
+    const smtp = await openSmtp(server.mailroom.smtp.port);
+    const image = Buffer.from('GIF89a\x01\x00\x01\x00').toString('base64');
+    const related = [
+      `From: alice@example.com`,
+      `To: ${server.inbox}`,
+      'Subject: inline only',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/related; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/html',
+      '',
+      '<img src="cid:logo@x">',
+      '--b',
+      'Content-Type: image/gif; name="logo.gif"',
+      'Content-Disposition: inline; filename="logo.gif"',
+      'Content-ID: <logo@x>',
+      'Content-Transfer-Encoding: base64',
+      '',
+      image,
+      '--b--',
+      '',
+    ].join('\r\n');
+    expect((await smtp.send('alice@example.com', [server.inbox], related)).data?.code).toBe(250);
+    await smtp.close();
+    const before = (await server.api(`/emails?account=${account}&limit=5`)).json.data.emails;
+    const plainUid = before.find((e: { subject: string }) => e.subject === 'plain 1').uid as number;
+    expect((await server.api('/labels', { body: { name: 'keep' } })).status).toBe(201);
+    const labelled = await server.api(`/emails/${plainUid}/labels?account=${account}`, {
+      body: { labels: ['keep'] },
+    });
+    expect(labelled.status).toBe(200);
+    let emails: { subject: string; attachments: { inline: boolean }[]; labels: { name: string }[] }[] = [];
+    const mixed = await statementsOf(async () => {
+      emails = (await server.api(`/emails?account=${account}&limit=5`)).json.data.emails;
+    });
+    const bySubject = new Map(emails.map((e) => [e.subject, e]));
+    expect(bySubject.get('inline only')?.attachments).toMatchObject([{ inline: true }]);
+    expect(bySubject.get('plain 1')?.labels.map((l) => l.name)).toEqual(['keep']);
+    expect(bySubject.get('plain 2')?.attachments).toEqual([]);
+    expect(bySubject.get('plain 2')?.labels).toEqual([]);
+    // One message id each, not the page's five.
+    expect(page(mixed).map((t) => t.match(/\$\d+/g)?.length)).toEqual([1, 1]);
+  });
+
   it('writes a batch of mail with one statement per table and one uid reservation, leaving no uid unused', async () => {
     const before = (await server.api(`/emails?account=${encodeURIComponent(server.inbox)}&limit=100`)).json
       .data.emails.length as number;

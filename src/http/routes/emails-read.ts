@@ -94,7 +94,8 @@ export function contentDisposition(filename: string): string {
 export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) => {
     const { wait, ...query } = c.req.valid('query');
-    if (wait === undefined) return ok(c, await listEmails(c.var.deps, c.var.userId, query));
+    if (wait === undefined)
+      return ok(c, await listEmails(c.var.deps, c.var.userId, query, c.var.listLookAhead));
     const options = { seconds: wait, signal: c.req.raw.signal };
     const { end, ...page } = await waitForEmails(c.var.deps, c.var.userId, query, options);
     // Ended by the server stopping: the client should reconnect, not keep this connection.

@@ -68,10 +68,22 @@ export function previewOf(text: string): string {
  * What a list shows of a text beyond its first 501 characters' worth, worked out once when the
  * message is filed and stored with it (migration 013), so a page reads neither the whole text nor
  * works on it: the preview and extractedText as a list cuts it. toEmailView gives the same answer
- * from these as from the whole text.
+ * from these as from the whole text. An extracted text that is the text's own start (mail that
+ * quotes nothing: most of it) is stored as NULL beside a preview, and a page does not carry the
+ * same 500 characters twice; NULL beside a NULL preview is a row filed before migration 013.
  */
-export function listColumnsOf(text: string): { preview: string; list_extracted_text: string } {
-  return { preview: previewOf(text), list_extracted_text: extractReplyText(text).slice(0, LIST_TEXT_LIMIT) };
+export function listColumnsOf(text: string): { preview: string; list_extracted_text: string | null } {
+  const extracted = extractReplyText(text).slice(0, LIST_TEXT_LIMIT);
+  return {
+    preview: previewOf(text),
+    list_extracted_text: extracted === text.slice(0, LIST_TEXT_LIMIT) ? null : extracted,
+  };
+}
+
+/** A list row's extractedText from its stored columns, or undefined for a row filed before them. */
+function storedExtractedText(row: MessageRow | ListedMessageRow): string | undefined {
+  if (row.preview === null) return undefined;
+  return row.list_extracted_text ?? row.text.slice(0, LIST_TEXT_LIMIT);
 }
 
 export interface ViewContext {
@@ -128,8 +140,7 @@ export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext
   // A list row filed since migration 013 carries its text's first 501 characters only, and the
   // extracted text as a list shows it (listColumnsOf); older rows carry the whole text.
   if (extract)
-    view.extractedText =
-      !whole && row.list_extracted_text !== null ? row.list_extracted_text : extractReplyText(row.text);
+    view.extractedText = (whole ? undefined : storedExtractedText(row)) ?? extractReplyText(row.text);
   if (whole) {
     view.html = row.html;
     if (extract) view.extractedHtml = row.html === '' ? '' : extractReplyHtml(row.html);

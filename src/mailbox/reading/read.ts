@@ -1,6 +1,7 @@
 import type { InboxRow } from '../../store/inboxes.js';
 import type { ListedMessageRow, MessageRow } from '../../store/messages.js';
 import { requireInbox, requireInboxFolder, requireMessage } from '../access.js';
+import type { InboxFolderLookup } from '../access.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { MailboxDeps } from '../deps.js';
 import type { EmailView } from './email-view.js';
@@ -31,8 +32,15 @@ export async function listEmails(
   deps: MailboxDeps,
   userId: number,
   query: ListQuery,
+  started?: InboxFolderLookup,
 ): Promise<{ emails: EmailView[]; nextCursor: string | null }> {
-  const { inbox, folder } = await requireInboxFolder(deps, userId, query.account, query.folder ?? 'INBOX');
+  const { inbox, folder } = await requireInboxFolder(
+    deps,
+    userId,
+    query.account,
+    query.folder ?? 'INBOX',
+    started,
+  );
   let labelId: string | undefined;
   if (query.label !== undefined) {
     const label = await deps.store.labels.resolve(userId, query.label);
@@ -80,14 +88,18 @@ export async function viewsOf(
   deps: MailboxDeps,
   inbox: InboxRow,
   rows: (MessageRow | ListedMessageRow)[],
-  folderName: (row: ListedMessageRow) => string,
+  folderName: (row: { folder_id: number }) => string,
   mode: 'full' | 'list',
 ): Promise<EmailView[]> {
-  const ids = rows.map((r) => r.id);
+  // A listed row says whether it has any: a page without attachments or labels asks for none.
+  const attachmentIds = rows
+    .filter((r) => !('has_attachment_rows' in r) || r.has_attachment_rows)
+    .map((r) => r.id);
+  const labelledIds = rows.filter((r) => !('has_labels' in r) || r.has_labels).map((r) => r.id);
   // Side by side: on PostgreSQL (outside a transaction) two connections, one round trip's wait.
   const [attachments, labels] = await Promise.all([
-    deps.store.messages.attachmentsOf(ids),
-    deps.store.messages.labelsOf(ids),
+    deps.store.messages.attachmentsOf(attachmentIds),
+    deps.store.messages.labelsOf(labelledIds),
   ]);
   return rows.map((row) =>
     toEmailView(row, {
@@ -192,7 +204,7 @@ export async function readThread(deps: MailboxDeps, userId: number, account: str
     if (!folderNames.has(row.folder_id))
       folderNames.set(row.folder_id, (await deps.store.folders.get(row.folder_id))?.name ?? '');
   }
-  const folderName = (row: ListedMessageRow) => folderNames.get(row.folder_id)!;
+  const folderName = (row: { folder_id: number }) => folderNames.get(row.folder_id)!;
   return {
     threadId,
     subject: thread.subject,
