@@ -1,3 +1,4 @@
+import http from 'node:http';
 import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
 import { fileMessage } from '../../src/mailbox/ingest/file-message.js';
@@ -62,27 +63,60 @@ export function percentiles(samples: number[]): Latency {
   return { p50: at(0.5), p99: at(0.99), samples: sorted.length };
 }
 
+/** Untimed requests before each timed series: the hot paths of this one compiled. */
 export const WARM_UP = 300;
 
 /**
- * Times `requests` sequential GETs of the URLs `url(i)` returns, in milliseconds, after WARM_UP
- * untimed ones: a server that has answered 20 requests has not compiled its hot paths yet (V8
- * optimises after a few hundred), and its p50 read up to 1.5 ms higher on a 5 ms page than the
- * same server a few hundred requests later. A server in use is warm; this measures that.
+ * Requests a freshly started server answers before its first series is timed. V8 keeps
+ * optimising a server's request path for a couple of thousand requests (on PostgreSQL the first
+ * page's p50 fell from 8-10 ms to ~4.5 ms over the first 2,500 requests on this machine,
+ * decisions "A list page, continued"): a server in use has answered far more. The p50 of its
+ * first 300 requests is printed too.
+ */
+export const SERVER_WARM_UP = 2_000;
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/**
+ * One GET on a kept-alive connection, its body read to the end; its status. node:http rather than
+ * fetch: on two cores the client's own work is time the server waits for a core, and fetch's
+ * streams cost the client 0.3-0.9 ms more a page.
+ */
+function get(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent, headers }, (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** `requests` sequential GETs, untimed. */
+export async function warmUp(url: (i: number) => string, apiKey: string, requests: number): Promise<void> {
+  const headers = { authorization: `Bearer ${apiKey}` };
+  for (let i = 0; i < requests; i++) await get(url(i), headers);
+}
+
+/**
+ * Times `requests` sequential GETs of the URLs `url(i)` returns, in milliseconds, after `warmUp`
+ * untimed ones (WARM_UP unless told).
  */
 export async function timeRequests(
   url: (i: number) => string,
   apiKey: string,
   requests: number,
+  warmUpRequests = WARM_UP,
 ): Promise<Latency> {
   const headers = { authorization: `Bearer ${apiKey}` };
-  for (let i = 0; i < WARM_UP; i++) await (await fetch(url(i), { headers })).arrayBuffer();
+  await warmUp(url, apiKey, warmUpRequests);
   const samples: number[] = [];
   for (let i = 0; i < requests; i++) {
     const started = process.hrtime.bigint();
-    const res = await fetch(url(i), { headers });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`GET ${url(i)} answered ${res.status}`);
+    const status = await get(url(i), headers);
+    if (status !== 200) throw new Error(`GET ${url(i)} answered ${status}`);
     samples.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return percentiles(samples);
