@@ -70,7 +70,8 @@ export const WARM_UP = 300;
  * Requests a freshly started server answers before its first series is timed. V8 keeps
  * optimising a server's request path for a couple of thousand requests (on PostgreSQL the first
  * page's p50 fell from 8-10 ms to ~4.5 ms over the first 2,500 requests on this machine,
- * decisions "A list page, continued"): a server in use has answered far more. The p50 of its
+ * decisions "A list page on PostgreSQL: the round trips it does not need"): a server in use has
+ * answered far more. The p50 of its
  * first 300 requests is printed too.
  */
 export const SERVER_WARM_UP = 2_000;
@@ -101,8 +102,8 @@ export async function warmUp(url: (i: number) => string, apiKey: string, request
 }
 
 /**
- * Times `requests` sequential GETs of the URLs `url(i)` returns, in milliseconds, after `warmUp`
- * untimed ones (WARM_UP unless told).
+ * Times `requests` sequential GETs of the URLs `url(i)` returns, in milliseconds, after
+ * `warmUpRequests` untimed ones (WARM_UP unless told).
  */
 export async function timeRequests(
   url: (i: number) => string,

@@ -11,6 +11,10 @@ interface Sent {
   inTransaction: boolean;
 }
 
+/** The SQL of a pg query call: its first argument, a text or a config with one. */
+const textOf = (first: unknown): string =>
+  typeof first === 'string' ? first : String((first as { text?: string }).text);
+
 /**
  * Every statement pg sends while `work` runs, as PostgreSQL receives it. pg has no pipelining:
  * each is a round trip, and inside a transaction each waits for the one before.
@@ -21,8 +25,7 @@ async function statementsOf(work: () => Promise<void>): Promise<Sent[]> {
   const query = pg.Client.prototype.query;
   // pg's query has many overloads: the wrapper takes and hands on whatever it is given.
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first: unknown = args[0];
-    const text = typeof first === 'string' ? first : String((first as { text?: string }).text);
+    const text = textOf(args[0]);
     if (/^\s*BEGIN\b/i.test(text)) {
       inTransaction.add(this);
       sent.push({ text, inTransaction: false });
@@ -114,8 +117,7 @@ describe('round trips on PostgreSQL', () => {
     const events: string[] = [];
     const query = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const first: unknown = args[0];
-      const text = typeof first === 'string' ? first : String((first as { text?: string }).text);
+      const text = textOf(args[0]);
       const name = /from "api_keys"/i.test(text) ? 'key' : isLookup(text) ? 'inbox' : undefined;
       if (name) {
         events.push(`${name} sent`);
