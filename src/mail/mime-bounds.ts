@@ -2,6 +2,12 @@ import { boundaryOf, linesOfBytes, multipartBoundary } from './mime-lines.js';
 
 /** More parts than this and the rest of the message is not parsed (the stored raw stays whole). */
 export const MAX_MIME_PARTS = 5000;
+/**
+ * Multiparts nested deeper than this are kept as one attachment each (Dovecot's limit too). The
+ * parser's work per part grows with its depth (mailsplit numbers each part with its whole path),
+ * so without a cap 5,000 parts nested one in another cost time quadratic in the message.
+ */
+export const MAX_MIME_DEPTH = 100;
 /** One header field longer than this is cut: no real header needs 32 KB, a hostile one can be 25 MB. */
 export const MAX_FIELD_BYTES = 32 * 1024;
 /** Past this much header in one block only the first of each structural field is still read. */
@@ -13,6 +19,7 @@ const KEPT_PAST_LIMIT = new Set([
   ...'from to cc bcc reply-to subject date message-id in-reply-to references'.split(' '),
 ]);
 const FIELD_NAME = /^([^:\s]+)[ \t]*:/;
+const BOUNDARY_PARAM = /;\s*boundary\s*=\s*(?:"[^"]*"|[^;\s]*)/i;
 /** Marks a part whose multipart/* type could not be one (no boundary, or encoded): read as a leaf. */
 export const ORIGINAL_TYPE_PARAM = 'x-mailroom-original-type';
 
@@ -47,10 +54,13 @@ export function boundMime(raw: Buffer): BoundedMime {
   const text = (start: number, end: number) => raw.toString('latin1', start, end);
   const edits: Edit[] = [];
   const markers = new Set<string>();
+  /** The markers of the multiparts the current line is inside, outermost first. */
+  const open: string[] = [];
   const addressTotals = new Map<string, number>();
   let cutFields = 0;
   let droppedFields = 0;
   let retyped = 0;
+  let tooDeep = 0;
   let parts = 0;
   let cutAt: number | null = null;
 
@@ -105,14 +115,17 @@ export function boundMime(raw: Buffer): BoundedMime {
     encoding = '';
     if (type && /^\s*multipart\//i.test(value)) {
       const marker = multipartBoundary(value);
-      if (marker && !/base64|quoted-printable/.test(enc)) {
+      const usable = marker && !/base64|quoted-printable/.test(enc);
+      if (usable && open.length < MAX_MIME_DEPTH) {
         markers.add(marker);
+        open.push(marker);
         return;
       }
       const retypedText = retype(value);
       if (type.edit) type.edit.text = retypedText;
       else edits.push({ start: type.field.start, end: type.field.end, text: retypedText });
-      retyped++;
+      if (usable) tooDeep++;
+      else retyped++;
     } else if (/^\s*message\/(rfc822|global)\b/i.test(value) && !/base64|quoted-printable/.test(enc)) {
       inHeader = true; // the embedded message's own header block follows
     }
@@ -124,6 +137,9 @@ export function boundMime(raw: Buffer): BoundedMime {
     const boundary = markers.size > 0 ? boundaryOf(line.text, markers) : null;
     if (boundary) {
       if (inHeader) endBlock();
+      // A boundary of an outer multipart ends every multipart opened inside it.
+      const at = open.lastIndexOf(boundary.marker);
+      if (at >= 0) open.length = boundary.closing ? at : at + 1;
       if (boundary.closing) continue;
       if (++parts > MAX_MIME_PARTS) {
         cutAt = line.start;
@@ -151,6 +167,8 @@ export function boundMime(raw: Buffer): BoundedMime {
     warnings.push(`${droppedFields} header field(s) past ${MAX_HEADER_BLOCK} bytes of header were left out`);
   if (retyped)
     warnings.push(`${retyped} part(s) typed multipart/* without a usable boundary kept as attachments`);
+  if (tooDeep)
+    warnings.push(`${tooDeep} multipart(s) nested deeper than ${MAX_MIME_DEPTH} levels kept as attachments`);
   if (cutAt !== null)
     warnings.push(`more than ${MAX_MIME_PARTS} MIME parts; the rest of the message was not read`);
   return { input: applyEdits(raw, edits, cutAt ?? raw.length), warnings, addressTotals };
@@ -185,12 +203,16 @@ function countCommas(raw: Buffer, start: number, end: number): number {
   return count;
 }
 
-/** `multipart/x-zip; name=a.zip` -> `application/octet-stream; x-mailroom-original-type="multipart/x-zip"; name=a.zip` */
+/**
+ * `multipart/x-zip; name=a.zip` -> `application/octet-stream; x-mailroom-original-type="multipart/x-zip"; name=a.zip`.
+ * The boundary goes: mailsplit would still split a leaf at its own boundary.
+ */
 function retype(value: string): string {
   const type = /^\s*(multipart\/[^;\s]*)/i.exec(value)?.[1] ?? 'multipart/mixed';
   const params = value
     .trim()
     .slice(type.length)
+    .replace(BOUNDARY_PARAM, '')
     .replace(/[\r\n]+$/, '');
   return `Content-Type: application/octet-stream; ${ORIGINAL_TYPE_PARAM}="${type}"${params}\r\n`;
 }

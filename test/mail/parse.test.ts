@@ -293,6 +293,25 @@ describe('parseEmail: hostile shapes are bounded, nothing silently lost', () => 
     expect(mail.warnings).toContain('more than 5000 MIME parts; the rest of the message was not read');
   });
 
+  it('reads a multipart nested 2,500 levels deep as MIME: the first 100 levels, the rest one attachment', async () => {
+    // Each level: a text part, then a multipart holding the next level (none of them closed).
+    const lines = ['From: a@example.com', 'Subject: deep', 'MIME-Version: 1.0'];
+    lines.push('Content-Type: multipart/mixed; boundary="u0"', '');
+    for (let i = 1; i <= 2500; i++) {
+      lines.push(`--u${i - 1}`, 'Content-Type: text/plain', '', `level ${i}`);
+      lines.push(`--u${i - 1}`, `Content-Type: multipart/mixed; boundary="u${i}"`, '');
+    }
+    const mail = await parseEmail(Buffer.from(lines.join('\r\n'), 'latin1'));
+    expect(mail.warnings.join(' ')).not.toMatch(/MIME parsing failed/);
+    expect(mail.warnings).toContain('1 multipart(s) nested deeper than 100 levels kept as attachments');
+    expect(mail.text).toMatch(/^level 1\nlevel 2\n/);
+    expect(mail.text).toContain('level 100');
+    expect(mail.text).not.toContain('level 101');
+    expect(mail.attachments).toHaveLength(1);
+    expect(mail.attachments[0]!.contentType).toBe('multipart/mixed');
+    expect(mail.attachments[0]!.content.toString('latin1')).toContain('level 2500');
+  });
+
   it('keeps an attachment sent with a multipart/* content type, downloadable with its bytes', async () => {
     const zip = Buffer.from('PK\x03\x04 not really a zip', 'latin1');
     const raw = [
