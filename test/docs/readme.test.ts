@@ -66,9 +66,14 @@ interface StepResult {
   stderr: string;
 }
 
+/**
+ * One step in a bash of its own, as a reader's terminal runs it. `--norc`: bash reads ~/.bashrc
+ * when its standard input is a socket (Node's pipes are), as if started by sshd; a .bashrc that
+ * runs `pyenv init` (this machine's) cost 125 ms a step when idle and seconds under load.
+ */
 function runStep(script: string, cwd: string, env: Record<string, string>): Promise<StepResult> {
   return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile('bash', ['--norc', '-c', script], { cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
