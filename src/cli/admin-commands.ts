@@ -1,27 +1,10 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import {
-  addDomain,
-  addLocalInbox,
-  addUser,
-  connectInbox,
-  createKey,
-  domainView,
-  inboxView,
-  keyView,
-  listKeys,
-  removeDomain,
-  removeInbox,
-  removeUser,
-  requireUser,
-  revokeKey,
-} from '../mailbox/operations/admin.js';
 import { withDeps } from './admin-context.js';
 import { CliError } from './errors.js';
 import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';
 import { fillPasswords, readNewPassword, readSecret } from './passwords.js';
-import { setUserPassword } from '../mailbox/operations/sign-in.js';
 import { publicUrlOf } from '../config.js';
 import { PROVIDER_NAMES } from '../mailbox/connect/providers.js';
 
@@ -58,7 +41,7 @@ export function registerAdminCommands(program: Command): void {
       .command('add <domain>')
       .description('host a domain; generates its DKIM key and prints the DNS records'),
   ).action((name: string, o: Common) =>
-    withDeps(o, async (deps) => {
+    withDeps(o, async (deps, { addDomain, domainView }) => {
       const view = domainView(await addDomain(deps, name), deps.config.hostname);
       print(!!o.json, { domain: view }, () =>
         [
@@ -74,14 +57,14 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(domain.command('list').description('list hosted domains')).action((o: Common) =>
-    withDeps(o, async (deps) => {
+    withDeps(o, async (deps, { domainView }) => {
       const domains = (await deps.store.domains.list()).map((d) => domainView(d, deps.config.hostname));
       print(!!o.json, { domains }, () => table(domains, ['name', 'created_at']));
     }),
   );
   common(domain.command('remove <domain>').description('stop hosting a domain')).action(
     (name: string, o: Common) =>
-      withDeps(o, async (deps) => {
+      withDeps(o, async (deps, { removeDomain }) => {
         await removeDomain(deps, name);
         print(!!o.json, { deleted: true }, () => `domain ${name} removed`);
       }),
@@ -100,7 +83,7 @@ export function registerAdminCommands(program: Command): void {
       // Asked before the database is opened: a prompt must not hold it.
       const password =
         o.password || o.passwordStdin ? await readNewPassword(!!o.passwordStdin, name) : undefined;
-      await withDeps(o, async (deps) => {
+      await withDeps(o, async (deps, { addUser }) => {
         const row = await addUser(deps, name, { admin: !!o.admin, password });
         print(!!o.json, { user: row }, () =>
           [
@@ -118,6 +101,7 @@ export function registerAdminCommands(program: Command): void {
       .option('--password-stdin', 'read the password from standard input'),
   ).action(async (name: string, o: Common & { passwordStdin?: boolean }) => {
     const password = await readNewPassword(!!o.passwordStdin, name);
+    const { setUserPassword } = await import('../mailbox/operations/sign-in.js');
     await withDeps(o, async (deps) => {
       const row = await setUserPassword(deps, name, password);
       print(!!o.json, { user: row }, () => `password of ${row.name} set`);
@@ -131,7 +115,7 @@ export function registerAdminCommands(program: Command): void {
   );
   common(user.command('remove <name>').description('remove a user and everything it owns')).action(
     (name: string, o: Common) =>
-      withDeps(o, async (deps) => {
+      withDeps(o, async (deps, { removeUser }) => {
         await removeUser(deps, name);
         print(!!o.json, { deleted: true }, () => `user ${name} removed`);
       }),
@@ -145,7 +129,7 @@ export function registerAdminCommands(program: Command): void {
       .requiredOption('--user <name>', 'owner')
       .option('--name <label>', 'a label for the key'),
   ).action((o: Common & { user: string; name?: string }) =>
-    withDeps(o, async (deps) => {
+    withDeps(o, async (deps, { createKey, keyView }) => {
       const created = await createKey(deps, o.user, o.name ?? '');
       print(!!o.json, { key: { ...(await keyView(deps, created.row)), key: created.key } }, () =>
         [`API key for ${created.user.name} (id ${created.row.id}), shown only now:`, created.key].join('\n'),
@@ -158,7 +142,7 @@ export function registerAdminCommands(program: Command): void {
       .description('list API keys (never the key itself)')
       .option('--user <name>', 'only this user'),
   ).action((o: Common & { user?: string }) =>
-    withDeps(o, async (deps) => {
+    withDeps(o, async (deps, { listKeys, requireUser }) => {
       const userId = o.user !== undefined ? (await requireUser(deps, o.user)).id : undefined;
       const keys = await listKeys(deps, userId);
       print(!!o.json, { keys }, () =>
@@ -167,7 +151,7 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(key.command('revoke <id>').description('revoke an API key')).action((id: string, o: Common) =>
-    withDeps(o, async (deps) => {
+    withDeps(o, async (deps, { revokeKey }) => {
       await revokeKey(deps, id);
       print(!!o.json, { revoked: true }, () => `key ${id} revoked`);
     }),
@@ -181,7 +165,7 @@ export function registerAdminCommands(program: Command): void {
       .requiredOption('--user <name>', 'owner')
       .option('--display-name <name>', 'display name'),
   ).action((address: string, o: Common & { user: string; displayName?: string }) =>
-    withDeps(o, async (deps) => {
+    withDeps(o, async (deps, { addLocalInbox, inboxView }) => {
       const view = await inboxView(deps, await addLocalInbox(deps, address, o.user, o.displayName ?? ''));
       print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
     }),
@@ -227,7 +211,7 @@ export function registerAdminCommands(program: Command): void {
         insecureTls?: boolean;
       },
     ) => {
-      const result = await withDeps(o, async (deps) => {
+      const result = await withDeps(o, async (deps, { connectInbox, inboxView }) => {
         const credentials = await connectCredentials(o);
         // Loaded only here, so the other admin commands start without the IMAP stack.
         const { ImapSyncManager } = await import('../imap/sync-manager.js');
@@ -253,7 +237,7 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('list').description('list inboxes').option('--user <name>', 'only this user')).action(
     (o: Common & { user?: string }) =>
-      withDeps(o, async (deps) => {
+      withDeps(o, async (deps, { inboxView, requireUser }) => {
         const userId = o.user !== undefined ? (await requireUser(deps, o.user)).id : undefined;
         const inboxes = await Promise.all(
           (await deps.store.inboxes.list(userId)).map((i) => inboxView(deps, i)),
@@ -265,7 +249,7 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('remove <address>').description('remove an inbox and all its mail')).action(
     (address: string, o: Common) =>
-      withDeps(o, async (deps) => {
+      withDeps(o, async (deps, { removeInbox }) => {
         await removeInbox(deps, address);
         print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
       }),

@@ -1,14 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import type { Config } from '../config.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
-import { holdsMailroom } from '../db/postgres/open.js';
 import { withoutPassword } from '../db/postgres/url.js';
-import { EventBus } from '../events/bus.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { openDataDir } from '../store/open.js';
+import type * as adminOperations from '../mailbox/operations/admin.js';
 import { CliError } from './errors.js';
 
 /** The options every admin command takes. */
@@ -35,6 +32,7 @@ export function cliConfig(o: DataDirOptions): Config {
  */
 export async function requireDatabase(config: Config): Promise<void> {
   if (config.databaseUrl) {
+    const { holdsMailroom } = await import('../db/postgres/open.js');
     if ((await holdsMailroom(config.databaseUrl)) !== false) return;
     throw new CliError(
       'no_database',
@@ -53,20 +51,35 @@ export async function requireDatabase(config: Config): Promise<void> {
   );
 }
 
-/** Admin commands open the same database and secret as the server (WAL allows both at once). */
+/**
+ * Admin commands open the same database and secret as the server (WAL allows both at once).
+ * What they run on is loaded here, when a command runs: the CLI starts with commander alone
+ * (every command loading the whole server cost a second of CPU, `--help` included).
+ */
 export async function openDeps(o: DataDirOptions): Promise<{ deps: MailboxDeps; db: Db }> {
   const config = cliConfig(o);
   if (!o.init) await requireDatabase(config);
   const warn = (message: string) => process.stderr.write(`mailroom: warning: ${message}\n`);
+  const [{ openDataDir }, { EventBus }, { pino }] = await Promise.all([
+    import('../store/open.js'),
+    import('../events/bus.js'),
+    import('pino'),
+  ]);
   const { db, store } = await openDataDir(config, { info: () => {}, warn });
   return { deps: { store, config, bus: new EventBus(), log: pino({ level: 'silent' }) }, db };
 }
 
+/** The admin verbs, handed to a command with its deps. */
+export type AdminOperations = typeof adminOperations;
+
 /** Runs `fn` on the data directory; the database stays open until what it returns settles. */
-export async function withDeps<T>(o: DataDirOptions, fn: (deps: MailboxDeps) => Promise<T>): Promise<T> {
-  const { deps, db } = await openDeps(o);
+export async function withDeps<T>(
+  o: DataDirOptions,
+  fn: (deps: MailboxDeps, admin: AdminOperations) => Promise<T>,
+): Promise<T> {
+  const [{ deps, db }, admin] = await Promise.all([openDeps(o), import('../mailbox/operations/admin.js')]);
   try {
-    return await fn(deps);
+    return await fn(deps, admin);
   } finally {
     await db.close();
   }

@@ -2,11 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Db } from '../db/connection.js';
-import { backupDatabase } from '../db/backup.js';
 import { SECRET_FILE } from '../db/file-modes.js';
 import { withoutPassword } from '../db/postgres/url.js';
-import { SqliteDb } from '../db/sqlite.js';
-import { restoreDatabase } from '../store/restore.js';
+import type { SqliteDb } from '../db/sqlite.js';
 import { cliConfig, withDeps } from './admin-context.js';
 import type { DataDirOptions } from './admin-context.js';
 import { common } from './admin-commands.js';
@@ -28,8 +26,12 @@ export function registerBackupCommands(program: Command): void {
     if (!fs.existsSync(path.dirname(target))) {
       throw new CliError('not_found', `the directory ${path.dirname(target)} does not exist`);
     }
+    const [{ backupDatabase }, { SqliteDb }] = await Promise.all([
+      import('../db/backup.js'),
+      import('../db/sqlite.js'),
+    ]);
     const { bytes, secretFile } = await withDeps(o, async (deps) => ({
-      ...(await backupDatabase(sqliteOf(deps.store.db), target)),
+      ...(await backupDatabase(sqliteOf(deps.store.db, SqliteDb), target)),
       secretFile: process.env.MAILROOM_SECRET
         ? undefined
         : path.join(path.dirname(deps.config.dbFile), SECRET_FILE),
@@ -52,6 +54,7 @@ export function registerBackupCommands(program: Command): void {
       .option('--force', 'replace the database the data directory already holds'),
   ).action(async (file: string, o: DataDirOptions & { force?: boolean }) => {
     refusePostgres(o, 'restore', 'pg_restore');
+    const { restoreDatabase } = await import('../store/restore.js');
     const summary = await restoreDatabase(cliConfig(o), path.resolve(file), { force: !!o.force });
     print(
       !!o.json,
@@ -78,8 +81,8 @@ function refusePostgres(o: DataDirOptions, command: string, tool: string): void 
 }
 
 /** The backup is SQLite's online copy of its file. */
-function sqliteOf(db: Db): SqliteDb {
-  if (db instanceof SqliteDb) return db;
+function sqliteOf(db: Db, Sqlite: typeof SqliteDb): SqliteDb {
+  if (db instanceof Sqlite) return db;
   throw new CliError(
     'config_error',
     `mailroom backup copies an SQLite file: back up ${db.name} with its engine's own tools`,

@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { copyDatabase } from '../db/copy/copy.js';
-import { CopyRefused } from '../db/copy/refused.js';
-import { searchFieldsOfRow } from '../store/search-fields.js';
 import type { MessageRow } from '../store/messages.js';
 import { CliError } from './errors.js';
 import { print, table } from './output.js';
@@ -18,6 +15,11 @@ export function registerDbCommands(program: Command): void {
     .requiredOption('--to <db>', 'the empty database to fill: a postgres:// URL or a new SQLite file')
     .option('--json', 'machine-readable output')
     .action(async (o: { from: string; to: string; json?: boolean }) => {
+      const [{ copyDatabase }, { CopyRefused }, { searchFieldsOfRow }] = await Promise.all([
+        import('../db/copy/copy.js'),
+        import('../db/copy/refused.js'),
+        import('../store/search-fields.js'),
+      ]);
       const bar = new ProgressBar();
       let result;
       try {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { CliError } from './errors.js';
-import { fetchWithTimeout, PROXY_TIMEOUT_MS } from './long-fetch.js';
 
 /**
  * `mailroom mcp --url --key`: MCP over stdio for runtimes that launch a local process. It holds
@@ -30,6 +29,7 @@ export function registerMcpProxy(program: Command): void {
 }
 
 async function proxy(endpoint: URL, key: string): Promise<void> {
+  const { fetchWithTimeout, PROXY_TIMEOUT_MS } = await import('./long-fetch.js');
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const { StreamableHTTPClientTransport } =
     await import('@modelcontextprotocol/sdk/client/streamableHttp.js');

@@ -7,7 +7,9 @@ import { mailroom } from '../helpers/cli.js';
 import { freePort } from '../helpers/host.js';
 import { testPostgres } from '../helpers/test-postgres.js';
 
-describe('MAILROOM_DATABASE_URL that cannot be used', () => {
+// Each test starts mailroom processes one after another (each bounded by its own 60 s in
+// helpers/cli.ts); at a load of 15 on two cores one takes several seconds, so the limit is theirs.
+describe('MAILROOM_DATABASE_URL that cannot be used', { timeout: 180_000 }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-pg-start-'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
