@@ -222,6 +222,12 @@ export const settings = {
     default: 600,
     help: 'API requests per key per minute',
   },
+  maxWaitsPerKey: {
+    env: 'MAILROOM_MAX_WAITS_PER_KEY',
+    schema: positiveInt,
+    default: 50,
+    help: 'waits for mail (GET /emails?wait=, MCP wait_for_email) one API key may hold at once on this process; 429 beyond',
+  },
   authFailureLimit: {
     env: 'MAILROOM_AUTH_FAILURE_LIMIT',
     schema: positiveInt,

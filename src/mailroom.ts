@@ -55,7 +55,10 @@ export interface MailroomOptions extends ConfigOverrides {
   eventStreamHeartbeatMs?: number;
   /** How often events committed by another process or node are looked for (default 500 ms). */
   eventTailMs?: number;
-  /** How often an open `GET /events` re-checks its key and account in the database (default 3 s). */
+  /**
+   * How often an open `GET /events`, and the waits for mail (`?wait=`, MCP `wait_for_email`),
+   * re-check their key and account in the database (default 3 s).
+   */
   eventStreamAccessCheckMs?: number;
   /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
   authFailureWindowMs?: number;
@@ -146,7 +149,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     log,
     ...(options.lookups ? { lookups: options.lookups } : {}),
   };
-  deps.waiters = new EmailWaiters(deps);
+  deps.waiters = new EmailWaiters(deps, options.eventStreamAccessCheckMs);
 
   const workers: Worker[] = [];
   workers.push(createDeliveryWorker(deps, options.outboundOptions));

@@ -51,7 +51,7 @@ export interface ListFilters {
 /** The `GET /emails` filters of a wait. */
 export function waitFilters(options: WaitForEmailOptions): ListFilters {
   const { account, folder = 'INBOX', from, to, subject, q } = options;
-  const since = options.since === undefined ? undefined : wholeSecond(options.since);
+  const since = options.since === undefined ? undefined : isoDate(options.since);
   return {
     account,
     folder,
@@ -63,11 +63,11 @@ export function waitFilters(options: WaitForEmailOptions): ListFilters {
   };
 }
 
-/** A Date header has whole seconds: a mail sent in the same second as `since` must still count. */
-function wholeSecond(since: Date | string): string {
+/** `since` as the API takes it; the server counts it to the whole second, as a Date header has it. */
+function isoDate(since: Date | string): string {
   const ms = since instanceof Date ? since.getTime() : Date.parse(since);
   if (Number.isNaN(ms)) throw new TypeError(`since must be a date, got ${JSON.stringify(String(since))}`);
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString();
+  return new Date(ms).toISOString();
 }
 
 /**

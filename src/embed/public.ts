@@ -45,6 +45,8 @@ export interface MailroomSettings {
   webhookAllowPrivate?: boolean;
   corsOrigins?: string[];
   rateLimit?: number;
+  /** Waits for mail one API key may hold at once (MAILROOM_MAX_WAITS_PER_KEY, default 50). */
+  maxWaitsPerKey?: number;
   authFailureLimit?: number;
   adminToken?: string;
   metricsToken?: string;

@@ -3,6 +3,7 @@ import type { WaitForEmailOptions } from '../client/waiting.js';
 import { DEFAULT_WAIT_MS, EmailWaitTimeout, LATEST_SHOWN, seen, waitFilters } from '../client/waiting.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { NotFound, Unavailable } from '../mailbox/errors.js';
+import { waitForEmails } from '../mailbox/events/wait-for-email.js';
 import { listEmails, readEmail } from '../mailbox/reading/read.js';
 
 /** The user who owns an inbox: in-process calls act as the inbox's owner, with no key. */
@@ -13,17 +14,16 @@ export async function ownerOf(deps: MailboxDeps, account: string): Promise<numbe
 }
 
 /**
- * The in-process `waitForEmail`: the same waiting room as `GET /emails?wait=` (EmailWaiters), so
- * it wakes on the commit of matching mail, then reads that email whole. Mail already in the
- * folder counts. Runs out with EmailWaitTimeout naming the folder's latest mail.
+ * The in-process `waitForEmail`: the wait of `GET /emails?wait=` and MCP `wait_for_email`
+ * (waitForEmails), with its own milliseconds and as the inbox's owner, then that email read whole.
+ * Runs out with EmailWaitTimeout naming the folder's latest mail.
  */
 export async function waitForEmailInProcess(deps: MailboxDeps, options: WaitForEmailOptions): Promise<Email> {
   const filters = waitFilters(options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
   const startedAt = Date.now();
-  if (!deps.waiters) throw new Unavailable('waiting for mail needs a running server');
   const userId = await ownerOf(deps, filters.account);
-  const { emails, end } = await deps.waiters.wait(userId, { ...filters, limit: 1 }, timeoutMs);
+  const { emails, end } = await waitForEmails(deps, { userId }, { ...filters, limit: 1 }, { timeoutMs });
   const found = emails[0];
   if (found) return (await readEmail(deps, userId, filters.account, found.uid, found.folder)) as Email;
   if (end === 'shutdown')

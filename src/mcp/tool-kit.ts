@@ -9,6 +9,8 @@ import type { MailboxDeps } from '../mailbox/deps.js';
 export interface Caller {
   deps: MailboxDeps;
   userId: number;
+  /** The API key's id: a long wait ends when it is revoked, and counts among the key's waits. */
+  keyId: string;
   /** Where the HTTP API is, for links to large attachments. */
   apiBase: string;
   /** Aborts when the client goes away (a long wait stops). */

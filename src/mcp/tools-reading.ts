@@ -61,9 +61,10 @@ export const readingTools: McpTool[] = [
   defineTool({
     name: 'wait_for_email',
     description:
-      'Waits until an email matching the filters arrives in the inbox and returns it (email: null when ' +
-      `none came within timeout seconds, at most ${WAIT_MAX_SECONDS}). Without since, only mail arriving ` +
-      'after the call counts; with since, matching mail already there (dated since then) is returned at once.',
+      'The newest email in the folder matching the filters: at once when one is already there, else as soon as ' +
+      'one arrives, else email: null (with ended) after timeout seconds. To wait only for mail still to come, ' +
+      'give since (e.g. the time you triggered it) or filters that only that mail matches. The same wait as ' +
+      'GET /emails?wait= and the embedded and client waitForEmail.',
     annotations: { title: 'Wait for an email', ...READ_ONLY, idempotentHint: false },
     params: {
       account,
@@ -71,13 +72,16 @@ export const readingTools: McpTool[] = [
       from: listFilters.from,
       subject: listFilters.subject,
       q: listFilters.q,
-      since: isoDateQuery.optional().describe('ISO 8601: count mail already there dated from then on'),
+      since: isoDateQuery
+        .optional()
+        .describe(
+          'ISO 8601: only mail dated at or after this time counts (its Date header, to the whole second)',
+        ),
       timeout: z.number().int().min(1).max(WAIT_MAX_SECONDS).optional().describe('seconds, default 60'),
     },
-    run: async ({ deps, userId, signal }, { timeout, since, ...filters }) => {
-      const query = { ...filters, ...(since !== undefined ? { since } : {}), limit: 1 };
-      const options = { seconds: timeout ?? 60, signal, newOnly: since === undefined };
-      const { emails, end } = await waitForEmails(deps, userId, query, options);
+    run: async ({ deps, userId, keyId, signal }, { timeout, ...filters }) => {
+      const options = { timeoutMs: (timeout ?? 60) * 1000, signal };
+      const { emails, end } = await waitForEmails(deps, { userId, keyId }, { ...filters, limit: 1 }, options);
       return { email: emails[0] ?? null, ...(emails.length === 0 ? { ended: end } : {}) };
     },
   }),

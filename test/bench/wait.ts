@@ -48,7 +48,8 @@ export async function runWait(): Promise<{
   idleRssMb: number;
   waitingRssMb: number;
 }> {
-  const server = await startMailroom();
+  // All the waiters share the bootstrap key.
+  const server = await startMailroom({ MAILROOM_MAX_WAITS_PER_KEY: String(WAITERS) });
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const pid = server.process.pid!;
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, ignoreTLS: true });

@@ -164,7 +164,7 @@ describe('MCP over Streamable HTTP at /mcp (contract 13)', { timeout: 60_000 }, 
       text: '123456',
     });
     expect(email.subject).toBe('Your code 123456');
-    // Without `since` it waits for new mail; with it, mail already there answers at once.
+    // Mail already there answers at once (since counts mail dated from then on).
     const again = await call(client, 'wait_for_email', {
       account: server.inbox,
       subject: 'Your code',

@@ -8,8 +8,8 @@ const waitersOf = (server: TestServer) => server.mailroom.deps.waiters!.size;
 describe('GET /emails?wait=N long-polls for mail (contract 13)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    // A thousand requests from one key in a test: above the default rate limit.
-    server = await startServer({ rateLimit: 100_000 });
+    // A thousand requests from one key in a test: above the default rate limit and waits per key.
+    server = await startServer({ rateLimit: 100_000, maxWaitsPerKey: 100_000 });
   });
   afterAll(() => server.stop());
 

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/reading/read.js';
 import { waitForEmails } from '../../mailbox/events/wait-for-email.js';
+import { TooManyWaits } from '../../mailbox/events/wait-slots.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { UidParam, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
@@ -96,8 +97,14 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
     const { wait, ...query } = c.req.valid('query');
     if (wait === undefined)
       return ok(c, await listEmails(c.var.deps, c.var.userId, query, c.var.listLookAhead));
-    const options = { seconds: wait, signal: c.req.raw.signal };
-    const { end, ...page } = await waitForEmails(c.var.deps, c.var.userId, query, options);
+    const caller = { userId: c.var.userId, keyId: c.var.keyId };
+    const options = { timeoutMs: wait * 1000, signal: c.req.raw.signal };
+    const { end, ...page } = await waitForEmails(c.var.deps, caller, query, options).catch(
+      (error: unknown) => {
+        if (error instanceof TooManyWaits) c.header('Retry-After', String(error.retryAfterSeconds));
+        throw error;
+      },
+    );
     // Ended by the server stopping: the client should reconnect, not keep this connection.
     if (end === 'shutdown') c.header('Connection', 'close');
     return ok(c, page);

@@ -13,7 +13,12 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, guards: MiddlewareHa
   app.use('/mcp', ...guards);
   app.post('/mcp', async (c) => {
     const url = new URL(c.req.url);
-    const caller = { deps: c.var.deps, userId: c.var.userId, apiBase: `${url.origin}/api/v1` };
+    const caller = {
+      deps: c.var.deps,
+      userId: c.var.userId,
+      keyId: c.var.keyId,
+      apiBase: `${url.origin}/api/v1`,
+    };
     // The body checks read it already: the transport is handed the parsed value.
     const parsedBody =
       c.req.header('content-length') === '0' ? undefined : await c.req.json().catch(() => undefined);

@@ -2,13 +2,10 @@ import { withExtractedReply } from '../../events/payload.js';
 import type { EventRow } from '../../store/events.js';
 import { requireInbox } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
-import { sessionStillOpen } from '../operations/sign-in.js';
+import type { AccessHolder, FeedCaller } from './access-check.js';
+import { lostAccess } from './access-check.js';
 
 const PAGE = 200;
-
-/** Who reads a feed: an API key's user, or a person signed in to the dashboard. */
-export type FeedCaller = { userId: number; keyId: string } | { userId: number; sessionId: string };
-type FeedScope = FeedCaller & { inboxId?: number };
 
 /**
  * The events of a caller's inboxes in commit order, from a starting seq onwards. Every read is
@@ -23,7 +20,7 @@ export class EventFeed {
 
   private constructor(
     private readonly deps: MailboxDeps,
-    private readonly scope: FeedScope,
+    private readonly scope: AccessHolder,
   ) {
     this.unsubscribe = deps.bus.subscribe((rows) => {
       if (rows.some((row) => this.wants(row))) this.poke();
@@ -31,7 +28,7 @@ export class EventFeed {
   }
 
   /** A feed starting after `afterSeq`, or (null) after the last event committed now. */
-  static async open(deps: MailboxDeps, scope: FeedScope, afterSeq: number | null): Promise<EventFeed> {
+  static async open(deps: MailboxDeps, scope: AccessHolder, afterSeq: number | null): Promise<EventFeed> {
     // Subscribed before the starting point is read, so nothing committed in between is missed.
     const feed = new EventFeed(deps, scope);
     try {
@@ -72,18 +69,11 @@ export class EventFeed {
   }
 
   /**
-   * Whether the caller may still read this feed: the key is neither revoked nor gone with its
-   * user (or the dashboard session is still open), and a one-inbox feed's inbox is still the
-   * user's. Read from the database each time, so a revocation made by another process (the CLI)
-   * counts too.
+   * Whether the caller may still read this feed (lostAccess: the key, the dashboard session, and
+   * a one-inbox feed's inbox), read from the database each time.
    */
   async stillAllowed(): Promise<boolean> {
-    const { store } = this.deps;
-    const scope = this.scope;
-    if ('keyId' in scope && !(await store.apiKeys.isActive(scope.keyId))) return false;
-    if ('sessionId' in scope && !(await sessionStillOpen(this.deps, scope.sessionId))) return false;
-    if (this.scope.inboxId === undefined) return true;
-    return (await store.inboxes.get(this.scope.inboxId))?.user_id === this.scope.userId;
+    return (await lostAccess(this.deps, this.scope)) === null;
   }
 
   close(): void {

@@ -1,0 +1,93 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailroomClient } from '../../src/client/index.js';
+import type { MailroomClient } from '../../src/client/index.js';
+import { callTool, connectMcp } from '../helpers/mcp-client.js';
+import { eventually, startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { deliverDuringWait } from '../helpers/wait.js';
+
+/** A wait through one door: the subject of the email it answered, or null when none came. */
+type Door = (filters: { subject: string; since?: string }) => Promise<string | null>;
+
+/**
+ * Contract 13: every way of waiting means the same. It answers at once when matching mail is
+ * already there, and `since` narrows it to mail dated at or after a time (to the whole second).
+ */
+describe('every way of waiting for mail', { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let mcp: Client;
+  let client: MailroomClient;
+  beforeAll(async () => {
+    server = await startServer();
+    mcp = await connectMcp(server, server.key);
+    client = createMailroomClient({ url: server.baseUrl, apiKey: server.key });
+  });
+  afterAll(async () => {
+    await mcp.close();
+    await server.stop();
+  });
+
+  const account = () => server.inbox;
+  const doors: Record<string, Door> = {
+    'GET /emails?wait=': async ({ subject, since }) => {
+      const query = new URLSearchParams({
+        account: account(),
+        subject,
+        wait: '20',
+        ...(since ? { since } : {}),
+      });
+      const res = await server.api(`/emails?${query}`);
+      expect(res.status).toBe(200);
+      return res.json.data.emails[0]?.subject ?? null;
+    },
+    'MCP wait_for_email': async (filters) => {
+      const answer = await callTool(mcp, 'wait_for_email', { account: account(), ...filters, timeout: 20 });
+      expect(answer.error).toBeUndefined();
+      return answer.data.email?.subject ?? null;
+    },
+    'the embedded waitForEmail': async (filters) => {
+      const email = await server.mailroom.waitForEmail({ account: account(), ...filters, timeoutMs: 20_000 });
+      return email.subject;
+    },
+    'the typed client’s waitForEmail': async (filters) => {
+      const email = await client.waitForEmail({ account: account(), ...filters, timeoutMs: 20_000 });
+      return email.subject;
+    },
+  };
+
+  const mail = (subject: string, date?: string) =>
+    server.sendMail({
+      from: 'alice@example.com',
+      to: server.inbox,
+      subject,
+      text: subject,
+      ...(date ? { date: new Date(date) } : {}),
+    });
+
+  Object.entries(doors).forEach(([name, door], i) => {
+    it(`${name}: at once with matching mail already there; since leaves out mail dated before it`, async () => {
+      const tag = `door${i}`;
+      await mail(`Old news ${tag}`, '2020-01-01T00:00:00Z');
+      await mail(`Same second ${tag}`, '2024-05-01T10:00:00Z');
+      await eventually(
+        async () =>
+          (await server.api(`/emails?account=${server.inbox}&q=${tag}`)).json.data.emails.length === 2,
+      );
+
+      expect(await door({ subject: `Old news ${tag}` })).toBe(`Old news ${tag}`);
+      // A Date header has whole seconds: mail dated in the second `since` falls in counts.
+      expect(await door({ subject: `Same second ${tag}`, since: '2024-05-01T10:00:00.600Z' })).toBe(
+        `Same second ${tag}`,
+      );
+      const waiting = door({ subject: `news ${tag}`, since: '2021-01-01T00:00:00Z' });
+      const answered = await deliverDuringWait(server, waiting, {
+        from: 'alice@example.com',
+        to: server.inbox,
+        subject: `Fresh news ${tag}`,
+        text: 'fresh',
+      });
+      expect(answered).toBe(`Fresh news ${tag}`);
+    });
+  });
+});
