@@ -246,10 +246,12 @@ export interface SignInLinksTable {
   expires_at: string;
 }
 
-export interface SignInFailuresTable {
-  client: string;
+/** Sign-in attempts per client address or user name in a fixed window (migration 015). */
+export interface SignInAttemptsTable {
+  /** `client:<address>` or `name:<sha256 of the name>`. */
+  subject: string;
   window_start: string;
-  failures: number;
+  attempts: number;
 }
 
 /** A dashboard "Connect" with an OAuth2 provider under way (migration 012). */
@@ -286,6 +288,6 @@ export interface Database {
   settings: SettingsTable;
   dashboard_sessions: DashboardSessionsTable;
   sign_in_links: SignInLinksTable;
-  sign_in_failures: SignInFailuresTable;
+  sign_in_attempts: SignInAttemptsTable;
   oauth_attempts: OAuthAttemptsTable;
 }

@@ -122,7 +122,55 @@ describe('signing in to the dashboard', () => {
     await page.close();
   });
 
-  // Last: the failures it counts hold for its client address (127.0.0.1) for five minutes.
+  it(
+    'stays on this origin after signing in, whatever `next` a link to the sign-in page carries',
+    { timeout: 120_000 },
+    async () => {
+      // The public internet, faked: a proxy that answers every request with its own page, for
+      // every host but the dashboard's.
+      const evil = http.createServer((_req, res) => res.end('<h1>evil</h1>'));
+      await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+      const context = await browser.newContext({
+        proxy: { server: `http://127.0.0.1:${(evil.address() as AddressInfo).port}`, bypass: '127.0.0.1' },
+      });
+      const page = await context.newPage();
+      const own = new URL(server.baseUrl).origin;
+      const signIn = async (next: string) => {
+        await page.goto(`${server.baseUrl}/sign-in?next=${next}`);
+        await page.getByLabel('Name').fill('alice');
+        await page.getByLabel('Password').fill('correct horse battery');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL((url) => url.hostname === 'evil.example' || url.pathname !== '/sign-in');
+        return new URL(page.url());
+      };
+      await signIn('');
+      for (const next of [
+        '/%09/evil.example/x',
+        '/%5Cevil.example/x',
+        '/%5C%09%5Cevil.example/x',
+        '/.//evil.example/x',
+        'https://evil.example/x',
+        '/%0A/evil.example/x',
+      ]) {
+        // Signed in, such a link (in a mail, say) sends the browser on at once: to this site.
+        await page.goto(`${server.baseUrl}/sign-in?next=${next}`);
+        expect(new URL(page.url()).origin, next).toBe(own);
+        expect(new URL(page.url()).pathname, next).toBe('/mail');
+        // Signed out, the person signs in on the page it opens, and lands on this site too.
+        await context.clearCookies();
+        const landed = await signIn(next);
+        expect(landed.origin, next).toBe(own);
+        expect(landed.pathname, next).toBe('/mail');
+      }
+      // A page of this site is where the person goes.
+      await context.clearCookies();
+      expect((await signIn('/keys')).pathname).toBe('/keys');
+      await context.close();
+      evil.close();
+    },
+  );
+
+  // Last: the failures it counts hold for its client address (127.0.0.1) and for alice for five minutes.
   it('refuses a wrong password, and the fifth quick retry is throttled with 429', async () => {
     const page = await browser.newPage();
     const statuses: number[] = [];

@@ -3,27 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailroom } from '../helpers/cli.js';
+import { postForm, sessionCookie } from '../helpers/dashboard-forms.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { onPostgres, startServer } from '../helpers/server.js';
-
-/** A form POST to the dashboard as a browser on the same site sends it; the answer is not followed. */
-async function postForm(
-  base: string,
-  pathname: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  return fetch(`${base}${pathname}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, ...headers },
-    body: new URLSearchParams(fields),
-  });
-}
-
-const sessionCookie = (res: Response) =>
-  /mailroom_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
 
 describe('dashboard passwords from the command line', () => {
   let server: TestServer;
@@ -126,7 +109,7 @@ describe('mailroom serve on a fresh install', () => {
           serve.baseUrl,
           '/sign-in/link',
           { token },
-          { origin: 'http://evil.example' },
+          { headers: { origin: 'http://evil.example' } },
         );
         expect(evil.status).toBe(403);
         // The public URL is where people come from: a form posted from that origin is this site's.
@@ -134,7 +117,7 @@ describe('mailroom serve on a fresh install', () => {
           serve.baseUrl,
           '/sign-in/link',
           { token },
-          { origin: 'http://localhost:1' },
+          { headers: { origin: 'http://localhost:1' } },
         );
         expect(fromPublic.status).toBe(303);
         expect(sessionCookie(fromPublic)).toBeDefined();
@@ -142,7 +125,7 @@ describe('mailroom serve on a fresh install', () => {
           serve.baseUrl,
           '/sign-in/link',
           { token },
-          { origin: 'http://localhost:1' },
+          { headers: { origin: 'http://localhost:1' } },
         );
         expect(again.status).toBe(401);
       } finally {

@@ -12,9 +12,27 @@ import type { DashContext } from '../session.js';
 import { crossSite, currentSession, endSession, formOf, signedIn, startSession } from '../session.js';
 import { errorPage } from '../render.js';
 
-/** Only a path of this site: `next` must not send a person elsewhere after signing in. */
-function safeNext(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/mail';
+/**
+ * Where a person goes after signing in: `next` only when it resolves, as a browser resolves a
+ * Location (tabs and newlines dropped, `\` read as `/`), to a path on this origin; else `/`.
+ * The answer is the path as the URL parser serialised it (no control characters left to break
+ * the header), checked once more on its own: `/.//evil.example` resolves to the path
+ * `//evil.example`, which as a Location is another host.
+ */
+function safeNext(c: DashContext, next: string | undefined): string {
+  if (!next) return '/mail';
+  const origin = new URL(c.req.url).origin;
+  const sameOrigin = (url: string): URL | undefined => {
+    try {
+      const resolved = new URL(url, origin);
+      return resolved.origin === origin ? resolved : undefined;
+    } catch {
+      return undefined; // not a URL at all (`http://[`)
+    }
+  };
+  const resolved = sameOrigin(next);
+  const path = resolved && resolved.pathname + resolved.search + resolved.hash;
+  return path && sameOrigin(path) ? path : '/';
 }
 
 function signInForm(
@@ -34,7 +52,7 @@ function signInForm(
     <section class="narrow panel">
       <h1>Sign in to Mailroom</h1>
       <form method="post" action="/sign-in" class="stack">
-        <input type="hidden" name="next" value={safeNext(values.next)} />
+        <input type="hidden" name="next" value={safeNext(c, values.next)} />
         <label>
           Name
           <input name="name" autocomplete="username" required value={values.name ?? ''} autofocus />
@@ -62,7 +80,7 @@ export function registerSignIn(app: Hono<AppEnv>): void {
   );
 
   app.get('/sign-in', async (c) => {
-    if (await currentSession(c)) return c.redirect(safeNext(c.req.query('next')), 303);
+    if (await currentSession(c)) return c.redirect(safeNext(c, c.req.query('next')), 303);
     return signInForm(c, { next: c.req.query('next') });
   });
 
@@ -76,7 +94,7 @@ export function registerSignIn(app: Hono<AppEnv>): void {
         client: clientAddress(c),
       });
       startSession(c, token);
-      return c.redirect(safeNext(form.next), 303);
+      return c.redirect(safeNext(c, form.next), 303);
     } catch (error) {
       if (error instanceof SignInThrottled)
         c.header('Retry-After', String(Math.ceil(error.retryAfterSeconds)));

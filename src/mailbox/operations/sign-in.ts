@@ -12,9 +12,12 @@ export const SESSION_IDLE_MS = 14 * 24 * 3600 * 1000;
 const SESSION_TOUCH_MS = 3600 * 1000;
 /** How long a one-time sign-in link can be used. */
 export const SIGN_IN_LINK_MS = 15 * 60 * 1000;
-/** Failed sign-ins one client address may make in a window before it must wait for the window's end. */
-export const SIGN_IN_FAILURE_LIMIT = 4;
-export const SIGN_IN_FAILURE_WINDOW_MS = 5 * 60 * 1000;
+/**
+ * Sign-in attempts one client address, and one user name, may have in a window (those in flight
+ * and those that failed) before the next must wait for the window's end.
+ */
+export const SIGN_IN_ATTEMPT_LIMIT = 4;
+export const SIGN_IN_WINDOW_MS = 5 * 60 * 1000;
 
 export interface Session {
   user: UserRow;
@@ -23,12 +26,12 @@ export interface Session {
   csrfToken: string;
 }
 
-/** Too many failed sign-ins from one address: the door answers 429 with the wait. */
+/** Too many failed sign-ins from one address or for one name: the door answers 429 with the wait. */
 export class SignInThrottled extends MailroomError {
   constructor(readonly retryAfterSeconds: number) {
     super(
       'rate_limited',
-      `too many failed sign-ins from this address; try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s)`,
+      `too many failed sign-ins from this address or for this name; try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s)`,
     );
   }
 }
@@ -54,8 +57,8 @@ export async function setUserPassword(
 async function openSession(deps: MailboxDeps, userId: number): Promise<{ token: string; session: Session }> {
   const secret = token();
   const now = Date.now();
-  // Signing in is rare: a good moment to forget expired sessions, links and failure windows.
-  await deps.store.dashboardSessions.prune(at(now), at(now - SIGN_IN_FAILURE_WINDOW_MS));
+  // Signing in is rare: a good moment to forget expired sessions, links and attempt windows.
+  await deps.store.dashboardSessions.prune(at(now), at(now - SIGN_IN_WINDOW_MS));
   const csrfToken = token();
   await deps.store.dashboardSessions.createSession({
     token: secret,
@@ -72,29 +75,35 @@ async function openSession(deps: MailboxDeps, userId: number): Promise<{ token: 
 }
 
 /**
- * A sign-in by name and password from `client` (its address). A wrong name and a wrong password
- * get the same answer after the same work; after SIGN_IN_FAILURE_LIMIT failures in a window the
- * address is refused (SignInThrottled) before any password is looked at. Nothing resets a count
- * early, so one valid account cannot be used to keep guessing another's password.
+ * A sign-in by name and password from `client` (its address). Before any password is looked at,
+ * the attempt takes a place in the current window of its client address and of its user name
+ * (the name as typed, trimmed; known or not), or is refused with SignInThrottled when either
+ * already holds SIGN_IN_ATTEMPT_LIMIT attempts: attempts in flight count, so however many arrive
+ * together, at most that many passwords are checked. A wrong name or password keeps its place
+ * (a failure) and gets the same answer after the same work; a right one gives its place back, and
+ * nothing else: earlier failures still count until their window ends, so one valid account
+ * cannot be used to keep guessing another's password.
  */
 export async function signInWithPassword(
   deps: MailboxDeps,
   input: { name: string; password: string; client: string },
 ): Promise<{ token: string; session: Session }> {
   const store = deps.store.dashboardSessions;
+  const name = input.name.trim();
   const now = Date.now();
-  const windowStart = at(now - SIGN_IN_FAILURE_WINDOW_MS);
-  const { count, since } = await store.failures(input.client, windowStart);
-  if (count >= SIGN_IN_FAILURE_LIMIT && since) {
-    throw new SignInThrottled((Date.parse(since) + SIGN_IN_FAILURE_WINDOW_MS - now) / 1000);
+  const { reserved, full } = await store.reserveAttempt(
+    [`client:${input.client}`, `name:${sha256Hex(name)}`],
+    { now: at(now), windowStart: at(now - SIGN_IN_WINDOW_MS), limit: SIGN_IN_ATTEMPT_LIMIT },
+  );
+  if (full.length > 0) {
+    const ends = Math.max(...full.map((w) => Date.parse(w.window_start) + SIGN_IN_WINDOW_MS));
+    throw new SignInThrottled(Math.max(1, (ends - now) / 1000));
   }
-  const found = await deps.store.users.passwordHashOf(input.name.trim());
+  const found = await deps.store.users.passwordHashOf(name);
   const password = input.password.slice(0, 4096);
   const matches = await verifyPassword(password, found?.hash ?? null);
-  if (!found || !matches) {
-    await store.addFailure(input.client, at(now), windowStart);
-    throw ValidationFailed.field('password', 'the name or the password is wrong');
-  }
+  if (!found || !matches) throw ValidationFailed.field('password', 'the name or the password is wrong');
+  await store.releaseAttempt(reserved);
   return openSession(deps, found.user.id);
 }
 
