@@ -23,8 +23,11 @@ function engine(name: 'sqlite' | 'postgres', include: string[]): TestProjectInli
       env: { MAILROOM_TEST_DB: name },
       // One PostgreSQL for the project's files (test/helpers/test-postgres.ts).
       globalSetup: name === 'postgres' ? ['test/helpers/postgres-global.ts'] : [],
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      // Hang detectors, not measures: a test that passes ends as soon as it is done, whatever
+      // these say. Sized for a 2-core machine at a load of 15-25, where a test that takes 5 s
+      // quiet takes 30-60 s (a clean-clone run beside other work failed tests by 30 s limits).
+      testTimeout: 120_000,
+      hookTimeout: 180_000,
       pool: 'forks',
       isolate: false,
       // global.gc() for the tests that measure what memory something holds.

@@ -175,7 +175,7 @@ describe('webhook delivery', () => {
     });
     expect(timedOut).toMatchObject({ succeeded: false, status_code: null, error: 'timeout' });
     receiver.hang(false);
-    await eventually(() => receiver.delivered.length === 1, 15_000);
+    await eventually(() => receiver.delivered.length === 1);
     expect(receiver.delivered[0]!.json.data.email.subject).toBe('Slow');
   });
 
@@ -300,7 +300,7 @@ describe('webhook delivery', () => {
     await server.restart();
     await receiver.up();
     receiver.answerAlways(null);
-    await eventually(() => receiver.delivered.length === 1, 15_000);
+    await eventually(() => receiver.delivered.length === 1);
     const request = receiver.delivered[0]!;
     expect(request.json.data.email.subject).toBe('Survivor');
     new Webhook(webhook.secret).verify(request.body, request.headers);
