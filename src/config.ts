@@ -208,7 +208,7 @@ export const settings = {
     env: 'MAILROOM_WEBHOOK_ALLOW_PRIVATE',
     schema: bool,
     default: false,
-    help: 'allow webhook URLs on loopback and private networks (development, tests)',
+    help: 'allow webhook URLs on private networks and loopback (development, tests); loopback is allowed without it while MAILROOM_HOST is loopback only',
   },
   corsOrigins: {
     env: 'MAILROOM_CORS_ORIGINS',
