@@ -43,6 +43,7 @@ export interface MailroomSettings {
   outbound?: 'sandbox' | 'relay' | 'direct';
   relayUrl?: string;
   webhookAllowPrivate?: boolean;
+  connectAllowPrivate?: boolean;
   corsOrigins?: string[];
   rateLimit?: number;
   authFailureLimit?: number;
