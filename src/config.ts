@@ -208,7 +208,13 @@ export const settings = {
     env: 'MAILROOM_WEBHOOK_ALLOW_PRIVATE',
     schema: bool,
     default: false,
-    help: 'allow webhook URLs on loopback and private networks (development, tests)',
+    help: 'allow webhook URLs on private networks and loopback (development, tests); loopback is allowed without it while MAILROOM_HOST is loopback only',
+  },
+  connectAllowPrivate: {
+    env: 'MAILROOM_CONNECT_ALLOW_PRIVATE',
+    schema: bool,
+    default: false,
+    help: 'let dashboard users connect mailboxes whose IMAP or SMTP server is on a loopback, private or link-local address (the admin API and the CLI are never limited)',
   },
   corsOrigins: {
     env: 'MAILROOM_CORS_ORIGINS',

@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, publicUrlOf, redactCredentials } from './confi
 import type { Db } from './db/connection.js';
 import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
+import { webhookReach } from './events/url-guard.js';
 import type { Hono } from 'hono';
 import { registerDashboard } from './dashboard/app.js';
 import { createHttpApp } from './http/app.js';
@@ -160,7 +161,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       },
       bus,
       log,
-      allowPrivate: config.webhookAllowPrivate,
+      reach: webhookReach(config),
       retryDelaysMs: options.webhookRetryDelaysMs,
       timeoutMs: options.webhookTimeoutMs,
       disableAfterFailingMs: options.webhookDisableAfterFailingMs,

@@ -218,6 +218,7 @@ export function registerAdminCommands(program: Command): void {
         const input = {
           address,
           user: o.user,
+          by: 'operator' as const,
           displayName: o.displayName ?? '',
           ...credentials,
           ...(o.provider ? { provider: o.provider } : {}),

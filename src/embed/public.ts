@@ -43,6 +43,7 @@ export interface MailroomSettings {
   outbound?: 'sandbox' | 'relay' | 'direct';
   relayUrl?: string;
   webhookAllowPrivate?: boolean;
+  connectAllowPrivate?: boolean;
   corsOrigins?: string[];
   rateLimit?: number;
   /** Waits for mail one API key may hold at once (MAILROOM_MAX_WAITS_PER_KEY, default 50). */

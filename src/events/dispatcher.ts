@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Worker } from '../worker.js';
 import type { Store } from '../store/index.js';
 import type { DeliveryJob } from '../store/webhook-deliveries.js';
+import type { Reach } from '../net/reach.js';
 import type { EventBus } from './bus.js';
 import type { PostResult } from './http-post.js';
 import { postWebhook } from './http-post.js';
@@ -14,8 +15,8 @@ export interface DispatcherOptions {
   store: Store;
   bus: EventBus;
   log: Logger;
-  /** Allow loopback and private targets (MAILROOM_WEBHOOK_ALLOW_PRIVATE). */
-  allowPrivate: boolean;
+  /** Where deliveries may connect (webhookReach: MAILROOM_WEBHOOK_ALLOW_PRIVATE and the bind address). */
+  reach: Reach;
   /** Waits between attempts; the delivery fails after the last. Default: contract 7. */
   retryDelaysMs?: readonly number[];
   /** A 2xx must arrive within this. Default 15 s. */
@@ -172,7 +173,7 @@ export class WebhookDispatcher implements Worker {
     const headers = webhookHeaders(job.secret, job.event_id, payload);
     const result = await postWebhook(job.url, headers, payload, {
       timeoutMs: this.timeoutMs,
-      allowPrivate: this.opts.allowPrivate,
+      reach: this.opts.reach,
     });
     // Stopped and the database closed while the post was out: the lease brings it back after restart.
     if (!store.db.open) return;

@@ -1,17 +1,10 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { isIP } from 'node:net';
-import type { Resolver } from './url-guard.js';
-import {
-  defaultResolve,
-  ipLiteralHost,
-  isLocalhostName,
-  isPublicAddress,
-  parseWebhookUrl,
-  RESOLVES_NON_PUBLIC,
-} from './url-guard.js';
+import { ipLiteral } from '../net/address-ranges.js';
+import type { Reach, Resolver } from '../net/reach.js';
+import { defaultResolve, guardedLookup, mayReach } from '../net/reach.js';
+import { parseWebhookUrl, webhookRefusal } from './url-guard.js';
 
 export interface PostResult {
   ok: boolean;
@@ -24,50 +17,13 @@ export interface PostResult {
 
 export interface PostOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** Where the post may connect (webhookReach). */
+  reach: Reach;
   /** Resolves a host name to its addresses; defaults to `dns.lookup` with `all: true`. */
   lookup?: Resolver;
 }
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
-
-/**
- * A socket-level `lookup` that resolves the name itself and refuses the connection when any
- * address is non-public. Checking here rather than only at creation time closes the window
- * in which the name could be re-pointed (DNS rebinding) after validation.
- */
-function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    const onResolved = (addresses: string[]): void => {
-      if (!allowPrivate) {
-        if (isLocalhostName(hostname)) {
-          callback(new Error('webhook URL points to localhost'), '', 0);
-          return;
-        }
-        const bad = addresses.find((a) => !isPublicAddress(a));
-        if (bad !== undefined) {
-          callback(new Error(RESOLVES_NON_PUBLIC), '', 0);
-          return;
-        }
-      }
-      const wanted = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family || 0;
-      const list = addresses
-        .map((address) => ({ address, family: isIP(address) }))
-        .filter((a) => a.family !== 0 && (wanted === 0 || a.family === wanted));
-      const first = list[0];
-      if (first === undefined) {
-        callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-      } else if (options.all) {
-        callback(null, list);
-      } else {
-        callback(null, first.address, first.family);
-      }
-    };
-    resolve(hostname).then(onResolved, (err: unknown) => {
-      callback(err instanceof Error ? err : new Error(String(err)), '', 0);
-    });
-  };
-}
 
 function statusResult(status: number, durationMs: number): PostResult {
   const ok = status >= 200 && status < 300;
@@ -100,12 +56,10 @@ export async function postWebhook(
   const parsed = parseWebhookUrl(url);
   if (!parsed.ok) return fail(parsed.reason);
   const target = parsed.url;
-  const literal = ipLiteralHost(target);
-  if (!opts.allowPrivate) {
-    if (literal !== null && !isPublicAddress(literal)) {
-      return fail(`webhook URL points to a private address (${literal})`);
-    }
-    if (literal === null && isLocalhostName(target.hostname)) return fail('webhook URL points to localhost');
+  // A name is checked by the socket's lookup as it connects; an IP literal is never looked up.
+  const literal = ipLiteral(target.hostname);
+  if (literal !== null && !mayReach(literal, opts.reach)) {
+    return fail(webhookRefusal({ ok: false, why: 'literal', address: literal }));
   }
 
   return new Promise<PostResult>((resolvePromise) => {
@@ -132,7 +86,11 @@ export async function postWebhook(
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       // A private agent per request: no socket (and no earlier address check) is ever reused.
       agent: false,
-      lookup: guardedLookup(opts.lookup ?? defaultResolve, opts.allowPrivate),
+      lookup: guardedLookup(
+        opts.lookup ?? defaultResolve,
+        opts.reach,
+        (check) => new Error(webhookRefusal(check)),
+      ),
     };
 
     const onResponse = (res: IncomingMessage): void => {

@@ -1,7 +1,7 @@
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { promises as dnsPromises } from 'node:dns';
-
-export type Resolver = (host: string) => Promise<string[]>;
+import type { Config } from '../config.js';
+import { bindsLoopbackOnly } from '../net/address-ranges.js';
+import type { OutOfReach, Reach, Resolver } from '../net/reach.js';
+import { checkHost, defaultResolve } from '../net/reach.js';
 
 /**
  * `reason` is shown to the caller; `address` (a name's non-public address) is for the server
@@ -9,109 +9,27 @@ export type Resolver = (host: string) => Promise<string[]>;
  */
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string; address?: string };
 
-/** What a caller is told when a name resolves to a non-public address: never the address. */
-export const RESOLVES_NON_PUBLIC = 'webhook URL resolves to a non-public address';
-
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-const blockedV4 = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24], // deprecated 6to4 relay anycast
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4], // includes 255.255.255.255
-] as const) {
-  blockedV4.addSubnet(net, prefix, 'ipv4');
+/**
+ * Where webhooks may go (contract 7): anywhere with MAILROOM_WEBHOOK_ALLOW_PRIVATE; else public
+ * addresses, and this machine's loopback too while the server listens on loopback only (whoever
+ * can reach it is on this machine already, and a local receiver is what they are trying).
+ */
+export function webhookReach(config: Pick<Config, 'webhookAllowPrivate' | 'host'>): Reach {
+  if (config.webhookAllowPrivate) return 'any';
+  return bindsLoopbackOnly(config.host) ? 'public-or-loopback' : 'public';
 }
 
-// Only 2000::/3 is allocated as global unicast; everything outside it (::1, ::, fe80::/10,
-// fc00::/7, ff00::/8, 64:ff9b:1::/48, 100::/64, ...) is non-public. Forms embedding an IPv4
-// address are unwrapped before this list is consulted.
-const globalV6 = new BlockList();
-globalV6.addSubnet('2000::', 3, 'ipv6');
-
-const blockedV6 = new BlockList();
-for (const [net, prefix] of [
-  ['2001::', 32], // Teredo: tunnels to an embedded, obfuscated IPv4 address
-  ['2001:2::', 48], // benchmarking
-  ['2001:10::', 28], // deprecated ORCHID
-  ['2001:db8::', 32], // documentation
-  ['3fff::', 20], // documentation (RFC 9637)
-] as const) {
-  blockedV6.addSubnet(net, prefix, 'ipv6');
-}
-
-/** Expands an IPv6 literal (zone id and dotted IPv4 tail allowed) into its eight 16-bit groups. */
-function ipv6Groups(ip: string): number[] | null {
-  let s = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  const zone = s.indexOf('%');
-  if (zone >= 0) s = s.slice(0, zone);
-  if (!isIPv6(s)) return null;
-  const lastColon = s.lastIndexOf(':');
-  const tail = s.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    const o = tail.split('.').map(Number);
-    const hi = (((o[0] ?? 0) << 8) | (o[1] ?? 0)).toString(16);
-    const lo = (((o[2] ?? 0) << 8) | (o[3] ?? 0)).toString(16);
-    s = `${s.slice(0, lastColon + 1)}${hi}:${lo}`;
-  }
-  const [headPart = '', tailPart] = s.split('::');
-  const head = headPart ? headPart.split(':') : [];
-  const rest = tailPart ? tailPart.split(':') : [];
-  const fill = tailPart === undefined ? [] : new Array<string>(8 - head.length - rest.length).fill('0');
-  const groups = [...head, ...fill, ...rest].map((g) => parseInt(g, 16));
-  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : null;
-}
-
-function v4FromGroups(hi: number, lo: number): string {
-  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-}
-
-function isPublicV4(ip: string): boolean {
-  return !blockedV4.check(ip, 'ipv4');
-}
-
-function isPublicV6(g: number[]): boolean {
-  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
-  const embedded = v4FromGroups(g6, g7);
-  const first64Zero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0;
-  // ::a.b.c.d (IPv4-compatible, also covers :: and ::1), ::ffff:a.b.c.d (mapped),
-  // ::ffff:0:a.b.c.d (SIIT) and 64:ff9b::a.b.c.d (NAT64) all reach the embedded IPv4 address.
-  if (first64Zero && ((g4 === 0 && (g5 === 0 || g5 === 0xffff)) || (g4 === 0xffff && g5 === 0))) {
-    return isPublicV4(embedded);
-  }
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
-    return isPublicV4(embedded);
-  }
-  // 6to4 carries its IPv4 address in groups 1 and 2.
-  if (g0 === 0x2002 && !isPublicV4(v4FromGroups(g1, g2))) return false;
-  const canonical = g.map((x) => x.toString(16)).join(':');
-  return globalV6.check(canonical, 'ipv6') && !blockedV6.check(canonical, 'ipv6');
-}
-
-/** True only for a globally routable unicast IP address; anything that is not an IP is false. */
-export function isPublicAddress(ip: string): boolean {
-  if (isIPv4(ip)) return isPublicV4(ip);
-  const groups = ipv6Groups(ip);
-  return groups ? isPublicV6(groups) : false;
-}
-
-/** The URL's host as a bare IP literal (brackets removed), or null when it is a name. */
-export function ipLiteralHost(url: URL): string | null {
-  const host = url.hostname;
-  if (host.startsWith('[') && host.endsWith(']')) return host.slice(1, -1);
-  return isIPv4(host) ? host : null;
+/** What a caller is told about a target out of reach: never a name's address, always the setting. */
+export function webhookRefusal(check: OutOfReach): string {
+  const what =
+    check.why === 'literal'
+      ? `webhook URL points to a private address (${check.address})`
+      : check.why === 'localhost'
+        ? 'webhook URL points to localhost'
+        : 'webhook URL resolves to a non-public address';
+  return `${what}; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets`;
 }
 
 export function parseWebhookUrl(input: string): UrlCheck {
@@ -134,44 +52,19 @@ export function parseWebhookUrl(input: string): UrlCheck {
   return { ok: true, url };
 }
 
-export const defaultResolve: Resolver = async (host) =>
-  (await dnsPromises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
-export function isLocalhostName(host: string): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost');
-}
-
 export async function checkWebhookUrl(
   input: string,
-  opts: { allowPrivate: boolean; resolve?: Resolver },
+  opts: { reach: Reach; resolve?: Resolver },
 ): Promise<UrlCheck> {
   const parsed = parseWebhookUrl(input);
-  if (!parsed.ok || opts.allowPrivate) return parsed;
-  const { url } = parsed;
-
-  const literal = ipLiteralHost(url);
-  if (literal !== null) {
-    return isPublicAddress(literal)
-      ? parsed
-      : { ok: false, reason: `webhook URL points to a private address (${literal})` };
-  }
-  if (isLocalhostName(url.hostname)) {
-    return { ok: false, reason: 'webhook URL points to localhost' };
-  }
-
-  let addresses: string[];
-  try {
-    addresses = await (opts.resolve ?? defaultResolve)(url.hostname);
-  } catch {
-    return { ok: false, reason: `webhook URL host could not be resolved (${url.hostname})` };
-  }
-  if (addresses.length === 0) {
-    return { ok: false, reason: `webhook URL host could not be resolved (${url.hostname})` };
-  }
-  const bad = addresses.find((a) => !isPublicAddress(a));
-  if (bad !== undefined) {
-    return { ok: false, reason: RESOLVES_NON_PUBLIC, address: bad };
-  }
-  return parsed;
+  if (!parsed.ok) return parsed;
+  const check = await checkHost(parsed.url.hostname, opts.reach, opts.resolve ?? defaultResolve);
+  if (check.ok) return parsed;
+  if (check.why === 'unresolved')
+    return { ok: false, reason: `webhook URL host could not be resolved (${parsed.url.hostname})` };
+  return {
+    ok: false,
+    reason: webhookRefusal(check),
+    ...(check.why === 'resolves' ? { address: check.address } : {}),
+  };
 }

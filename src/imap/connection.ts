@@ -1,9 +1,10 @@
 import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
-import type { MailroomError } from '../mailbox/errors.js';
 import type { TlsTrust } from '../mailbox/remote.js';
-import { Unprocessable, Upstream } from '../mailbox/errors.js';
+import { MailroomError, Unprocessable, Upstream } from '../mailbox/errors.js';
 import { RefreshTokenRefused, TokenEndpointFailed } from '../mailbox/connect/oauth2.js';
+import { publicAddressOf } from '../mailbox/connect/private-servers.js';
+import type { Resolver } from '../net/reach.js';
 
 /** Where OAuth2 access tokens come from (`renew`: the last one was refused, get a new one). */
 export interface TokenSource {
@@ -72,6 +73,8 @@ export function remoteError(error: unknown, protocol: 'IMAP' | 'SMTP', url: stri
     );
   }
   if (error instanceof TokenEndpointFailed) return new Unprocessable(`OAuth2: ${error.message}`);
+  // Already said for the API (a server refused for its address): as it is.
+  if (error instanceof MailroomError) return error;
   const said = (e.responseText ?? e.response ?? e.message ?? String(error)).trim();
   const field = protocol.toLowerCase();
   if (e.code && UNTRUSTED.has(e.code)) {
@@ -96,11 +99,23 @@ export function remoteError(error: unknown, protocol: 'IMAP' | 'SMTP', url: stri
  * server reports new mail at the end of a command even when its IDLE does not push), and how
  * often a server without IDLE gets a NOOP.
  */
+/**
+ * How to open a connection besides the URL: IDLE timing, TLS trust, OAuth2 tokens, and
+ * `publicOnly`, the resolver through which a server that must stay public is reached (its
+ * address checked, then connected to).
+ */
+export interface ImapExtra {
+  checkMs?: number;
+  tls?: TlsTrust;
+  tokens?: TokenSource;
+  publicOnly?: Resolver;
+}
+
 export async function openImap(
   url: string,
   timeoutMs: number,
   log: Logger,
-  extra: { checkMs?: number; tls?: TlsTrust; tokens?: TokenSource } = {},
+  extra: ImapExtra = {},
 ): Promise<ImapFlow> {
   try {
     return await loginImap(url, timeoutMs, log, extra, false);
@@ -120,15 +135,19 @@ async function loginImap(
   url: string,
   timeoutMs: number,
   log: Logger,
-  extra: { checkMs?: number; tls?: TlsTrust; tokens?: TokenSource },
+  extra: ImapExtra,
   renew: boolean,
 ): Promise<ImapFlow> {
   const { checkMs, tokens } = extra;
   const u = new URL(url);
   const secure = u.protocol === 'imaps:';
   const user = decodeURIComponent(u.username);
+  const target = extra.publicOnly
+    ? await publicAddressOf(url, 'imap', extra.publicOnly)
+    : { host: u.hostname };
   const client = new ImapFlow({
-    host: u.hostname,
+    host: target.host,
+    ...(target.servername ? { servername: target.servername } : {}),
     port: Number(u.port) || (secure ? 993 : 143),
     secure,
     // imapflow logs in with OAUTHBEARER when the server offers it, else XOAUTH2.

@@ -3,6 +3,8 @@ import type { RemoteConfig } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import type { FolderRow } from '../store/folders.js';
 import { nowIso } from '../store/ids.js';
+import { publicOnlyResolver } from '../mailbox/connect/private-servers.js';
+import type { Resolver } from '../net/reach.js';
 import type { TokenSource } from './connection.js';
 import { closeImap, hostOf, openImap } from './connection.js';
 import { mapFolders } from './folder-map.js';
@@ -25,6 +27,8 @@ export class InboxSync {
   private client: ImapFlow | null = null;
   private wake: (() => void) | null = null;
   private done: Promise<void> | null = null;
+  /** Set when the servers must stay public: every reconnect checks the address again. */
+  private readonly publicOnly: Resolver | undefined;
 
   constructor(
     private readonly deps: MailboxDeps,
@@ -33,7 +37,9 @@ export class InboxSync {
     private readonly lock: Mutex,
     private readonly options: ImapSyncOptions,
     private readonly tokens?: TokenSource,
-  ) {}
+  ) {
+    this.publicOnly = publicOnlyResolver(config, deps);
+  }
 
   start(): void {
     this.done = this.loop();
@@ -56,6 +62,7 @@ export class InboxSync {
           checkMs,
           tls: this.config.imapTls,
           ...(this.tokens ? { tokens: this.tokens } : {}),
+          ...(this.publicOnly ? { publicOnly: this.publicOnly } : {}),
         });
         attempt = 0;
         await this.session(this.client);

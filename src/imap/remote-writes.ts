@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RemoteConfig, RemoteMailbox, SubmitResult } from '../mailbox/remote.js';
 import { MailroomError, Upstream } from '../mailbox/errors.js';
 import type { FolderRow } from '../store/folders.js';
+import type { Resolver } from '../net/reach.js';
 import type { TokenSource } from './connection.js';
 import { closeImap, openImap, remoteError } from './connection.js';
 import type { Mutex } from './mutex.js';
@@ -24,6 +25,8 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     private readonly options: ImapSyncOptions,
     private readonly log: Logger,
     private readonly tokens?: TokenSource,
+    /** Set when the servers must stay public (connect/private-servers.ts). */
+    private readonly publicOnly?: Resolver,
   ) {}
 
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -95,14 +98,11 @@ export class ImapRemoteMailbox implements RemoteMailbox {
   }
 
   submit(envelope: { from: string; to: string[] }, raw: Buffer): Promise<SubmitResult> {
-    return submitSmtp(
-      this.config.smtp,
-      envelope,
-      raw,
-      this.options.connectTimeoutMs,
-      this.config.smtpTls,
-      this.tokens,
-    );
+    return submitSmtp(this.config.smtp, envelope, raw, this.options.connectTimeoutMs, {
+      tls: this.config.smtpTls,
+      tokens: this.tokens,
+      publicOnly: this.publicOnly,
+    });
   }
 
   private inFolder<T>(folder: FolderRow, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
@@ -120,6 +120,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
         this.client = await openImap(this.config.imap, this.options.connectTimeoutMs, this.log, {
           tls: this.config.imapTls,
           ...(this.tokens ? { tokens: this.tokens } : {}),
+          ...(this.publicOnly ? { publicOnly: this.publicOnly } : {}),
         });
       }
       return await fn(this.client);

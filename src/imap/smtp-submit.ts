@@ -1,5 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { SubmitResult, TlsTrust } from '../mailbox/remote.js';
+import { publicAddressOf } from '../mailbox/connect/private-servers.js';
+import type { Resolver } from '../net/reach.js';
 import type { TokenSource } from './connection.js';
 import { remoteError, tlsOptions } from './connection.js';
 
@@ -18,14 +20,30 @@ function oauthOf(url: string, tokens: TokenSource) {
   };
 }
 
-function transportOf(url: string, timeoutMs: number, tls: TlsTrust | undefined, tokens?: TokenSource) {
+/** How to reach a mailbox's SMTP server besides its URL (ImapExtra's meanings). */
+export interface SmtpExtra {
+  tls?: TlsTrust | undefined;
+  tokens?: TokenSource | undefined;
+  publicOnly?: Resolver | undefined;
+}
+
+async function transportOf(url: string, timeoutMs: number, { tls, tokens, publicOnly }: SmtpExtra) {
   const u = new URL(url);
   if (tokens) {
     u.username = '';
     u.password = '';
   }
+  let servername: string | undefined;
+  if (publicOnly) {
+    const target = await publicAddressOf(url, 'smtp', publicOnly);
+    u.hostname = target.host.includes(':') ? `[${target.host}]` : target.host;
+    // nodemailer reads the query as options of its own (proxy=, localAddress=): none of that.
+    u.search = '';
+    servername = target.servername;
+  }
   return nodemailer.createTransport({
     url: u.toString(),
+    ...(servername ? { servername } : {}),
     ...(tokens ? oauthOf(url, tokens) : {}),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
@@ -40,11 +58,11 @@ export async function submitSmtp(
   envelope: { from: string; to: string[] },
   raw: Buffer,
   timeoutMs: number,
-  tls?: TlsTrust,
-  tokens?: TokenSource,
+  extra: SmtpExtra = {},
 ): Promise<SubmitResult> {
-  const transport = transportOf(url, timeoutMs, tls, tokens);
+  let transport: Awaited<ReturnType<typeof transportOf>> | undefined;
   try {
+    transport = await transportOf(url, timeoutMs, extra);
     const info = await transport.sendMail({ envelope, raw });
     const text = (list: unknown[]) =>
       list.map((a) => (typeof a === 'string' ? a : (a as { address: string }).address));
@@ -52,23 +70,19 @@ export async function submitSmtp(
   } catch (error) {
     throw remoteError(error, 'SMTP', url);
   } finally {
-    transport.close();
+    transport?.close();
   }
 }
 
 /** Connects, greets and logs in (when the URL has credentials), then hangs up. */
-export async function verifySmtp(
-  url: string,
-  timeoutMs: number,
-  tls?: TlsTrust,
-  tokens?: TokenSource,
-): Promise<void> {
-  const transport = transportOf(url, timeoutMs, tls, tokens);
+export async function verifySmtp(url: string, timeoutMs: number, extra: SmtpExtra = {}): Promise<void> {
+  let transport: Awaited<ReturnType<typeof transportOf>> | undefined;
   try {
+    transport = await transportOf(url, timeoutMs, extra);
     await transport.verify();
   } catch (error) {
     throw remoteError(error, 'SMTP', url);
   } finally {
-    transport.close();
+    transport?.close();
   }
 }

@@ -3,6 +3,7 @@ import type { MailboxDeps } from '../mailbox/deps.js';
 import { openJson, sealJson } from '../store/sealing.js';
 import { AccessTokens } from '../mailbox/connect/access-tokens.js';
 import { connectLookups, oauthOf } from '../mailbox/connect/lookups.js';
+import { publicOnlyResolver } from '../mailbox/connect/private-servers.js';
 import type { InboxRow } from '../store/inboxes.js';
 import { closeImap, openImap } from './connection.js';
 import { InboxSync } from './inbox-sync.js';
@@ -60,18 +61,21 @@ export class ImapSyncManager implements RemoteBackends {
       this.options,
       this.deps.log,
       this.tokensOf(inbox.id, config),
+      publicOnlyResolver(config, this.deps),
     );
   }
 
   async verify(config: RemoteConfig): Promise<void> {
     // A refresh token rotated here is written into `config`, which the caller then stores.
     const tokens = config.oauth2 ? this.newTokens(config, async () => {}) : undefined;
+    const publicOnly = publicOnlyResolver(config, this.deps);
     const client = await openImap(config.imap, this.options.connectTimeoutMs, this.deps.log, {
       tls: config.imapTls,
       ...(tokens ? { tokens } : {}),
+      ...(publicOnly ? { publicOnly } : {}),
     });
     await closeImap(client);
-    await verifySmtp(config.smtp, this.options.connectTimeoutMs, config.smtpTls, tokens);
+    await verifySmtp(config.smtp, this.options.connectTimeoutMs, { tls: config.smtpTls, tokens, publicOnly });
   }
 
   private tokensOf(inboxId: number, config: RemoteConfig): AccessTokens | undefined {

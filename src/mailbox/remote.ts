@@ -46,6 +46,11 @@ export interface RemoteConfig {
   smtpTls?: TlsTrust;
   /** Log in with OAuth2 access tokens (XOAUTH2/OAUTHBEARER) instead of passwords in the URLs. */
   oauth2?: OAuthGrant;
+  /**
+   * Connected by a user (the dashboard), not an operator: its servers are reached on public
+   * addresses only, unless MAILROOM_CONNECT_ALLOW_PRIVATE (connect/private-servers.ts).
+   */
+  publicOnly?: true;
 }
 
 /** A refresh token from `provider`, whose token endpoint and the team's client (settings) refresh it. */

@@ -13,7 +13,11 @@ describe('keys, inboxes, webhooks and the admin pages in the dashboard', () => {
   let context: BrowserContext;
   let page: Page;
   beforeAll(async () => {
-    [world, browser] = await Promise.all([startImapWorld('dash'), launchBrowser()]);
+    // Dovecot is on 127.0.0.1: a user may connect it only with the setting on.
+    [world, browser] = await Promise.all([
+      startImapWorld('dash', { env: { MAILROOM_CONNECT_ALLOW_PRIVATE: 'true' } }),
+      launchBrowser(),
+    ]);
     ({ context, page } = await signInWithLink(browser, world.server));
   });
   afterAll(async () => {

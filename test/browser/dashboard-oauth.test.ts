@@ -39,6 +39,8 @@ describe('connecting a mailbox with the Connect button (OAuth2, authorization co
       adminToken: ADMIN_TOKEN,
       imapOptions: FAST_IMAP,
       ...gmailAt(oauth, dovecot.port),
+      // The "provider's" servers are on 127.0.0.1: a user may connect them only with the setting on.
+      connectAllowPrivate: true,
     });
     oauth.redirectUri = `${server.baseUrl}/inboxes/oauth/callback`;
     ({ context, page } = await signInWithLink(browser, server));

@@ -211,7 +211,9 @@ describe('webhook registration', () => {
 describe('webhook URLs that would reach private networks are refused', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ webhookAllowPrivate: false });
+    // Listening on every address: loopback is refused too (test/e2e/webhook-targets.test.ts has
+    // the loopback-only server).
+    server = await startServer({ webhookAllowPrivate: false, host: '0.0.0.0' });
   });
   afterAll(async () => server.stop());
 

@@ -46,8 +46,10 @@ async function startServer(
 }
 
 const settle = (ms = 100): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const dev = { timeoutMs: 2000, allowPrivate: true };
-const prod = { timeoutMs: 2000, allowPrivate: false };
+const dev = { timeoutMs: 2000, reach: 'any' as const };
+const prod = { timeoutMs: 2000, reach: 'public' as const };
+/** A server listening on loopback only. */
+const local = { timeoutMs: 2000, reach: 'public-or-loopback' as const };
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -113,7 +115,7 @@ describe('postWebhook', () => {
   it('times out on a server that never answers', async () => {
     const srv = await startServer(() => undefined);
     const started = Date.now();
-    const r = await postWebhook(srv.url, {}, '{}', { timeoutMs: 300, allowPrivate: true });
+    const r = await postWebhook(srv.url, {}, '{}', { timeoutMs: 300, reach: 'any' });
     const took = Date.now() - started;
     expect(r).toMatchObject({ ok: false, status: null, error: 'timeout' });
     expect(took).toBeGreaterThanOrEqual(290);
@@ -125,7 +127,7 @@ describe('postWebhook', () => {
       res.writeHead(200);
       res.write('partial');
     });
-    const r = await postWebhook(srv.url, {}, '{}', { timeoutMs: 300, allowPrivate: true });
+    const r = await postWebhook(srv.url, {}, '{}', { timeoutMs: 300, reach: 'any' });
     expect(r).toMatchObject({ ok: true, status: 200, error: null });
   });
 
@@ -150,7 +152,8 @@ describe('postWebhook', () => {
     expect(r).toMatchObject({
       ok: false,
       status: null,
-      error: 'webhook URL points to a private address (127.0.0.1)',
+      error:
+        'webhook URL points to a private address (127.0.0.1); MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
     });
     await settle();
     expect(srv.connections).toBe(0);
@@ -160,7 +163,10 @@ describe('postWebhook', () => {
   it('refuses localhost names without connecting', async () => {
     const srv = await startServer();
     const r = await postWebhook(`http://localhost:${srv.port}/`, {}, '{}', prod);
-    expect(r).toMatchObject({ ok: false, error: 'webhook URL points to localhost' });
+    expect(r).toMatchObject({
+      ok: false,
+      error: 'webhook URL points to localhost; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
+    });
     expect(srv.connections).toBe(0);
   });
 
@@ -176,7 +182,8 @@ describe('postWebhook', () => {
       ok: false,
       status: null,
       // Without the address: a delivery's error is shown to the key holder.
-      error: 'webhook URL resolves to a non-public address',
+      error:
+        'webhook URL resolves to a non-public address; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
     });
     expect(asked).toEqual(['rebind.example.com']);
     await settle();
@@ -188,7 +195,33 @@ describe('postWebhook', () => {
     const srv = await startServer();
     const lookup = async (): Promise<string[]> => ['93.184.216.34', '::ffff:127.0.0.1'];
     const r = await postWebhook(`http://mixed.example.com:${srv.port}/`, {}, '{}', { ...prod, lookup });
-    expect(r.error).toBe('webhook URL resolves to a non-public address');
+    expect(r.error).toBe(
+      'webhook URL resolves to a non-public address; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
+    );
+    expect(srv.connections).toBe(0);
+  });
+
+  it('delivers to loopback, by address or by name, when the server listens on loopback only', async () => {
+    const srv = await startServer();
+    expect(await postWebhook(`${srv.url}/hook`, {}, '{}', local)).toMatchObject({ ok: true, status: 200 });
+    const byName = await postWebhook(`http://localhost:${srv.port}/hook`, {}, '{}', {
+      ...local,
+      lookup: async () => ['127.0.0.1'],
+    });
+    expect(byName).toMatchObject({ ok: true, status: 200 });
+    expect(srv.received).toHaveLength(2);
+  });
+
+  it('refuses other private addresses at connect time on a loopback-only server', async () => {
+    const srv = await startServer();
+    const lookup = async (): Promise<string[]> => ['127.0.0.1', '192.168.1.20'];
+    const r = await postWebhook(`http://both.example.com:${srv.port}/`, {}, '{}', { ...local, lookup });
+    expect(r.error).toBe(
+      'webhook URL resolves to a non-public address; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
+    );
+    expect((await postWebhook('http://10.1.2.3/', {}, '{}', local)).error).toBe(
+      'webhook URL points to a private address (10.1.2.3); MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
+    );
     expect(srv.connections).toBe(0);
   });
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPublicAddress, parseWebhookUrl } from '../../src/events/url-guard.js';
+import { checkWebhookUrl, parseWebhookUrl, webhookReach } from '../../src/events/url-guard.js';
+import { bindsLoopbackOnly, isLoopbackAddress, isPublicAddress } from '../../src/net/address-ranges.js';
 
 const noLookup = async (host: string): Promise<string[]> => {
   throw new Error(`unexpected lookup of ${host}`);
 };
-const strict = { allowPrivate: false, resolve: noLookup };
+const strict = { reach: 'public' as const, resolve: noLookup };
+const loopbackOnly = { reach: 'public-or-loopback' as const, resolve: noLookup };
 
 describe('isPublicAddress', () => {
   it.each([
@@ -143,14 +145,17 @@ describe('checkWebhookUrl', () => {
   ])('refuses the IP literal in %s', async (input) => {
     const r = await checkWebhookUrl(input, strict);
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.reason).toMatch(/private address \(.+\)/);
+    expect(!r.ok && r.reason).toMatch(/private address \(.+\); MAILROOM_WEBHOOK_ALLOW_PRIVATE=true/);
   });
 
   it.each(['http://localhost/', 'http://LOCALHOST:8080/', 'http://foo.localhost/', 'http://localhost./'])(
     'refuses %s without a lookup',
     async (input) => {
       const r = await checkWebhookUrl(input, strict);
-      expect(r).toEqual({ ok: false, reason: 'webhook URL points to localhost' });
+      expect(r).toEqual({
+        ok: false,
+        reason: 'webhook URL points to localhost; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
+      });
     },
   );
 
@@ -163,39 +168,41 @@ describe('checkWebhookUrl', () => {
 
   it('refuses a name resolving to a private address without telling the caller the address', async () => {
     const r = await checkWebhookUrl('https://internal.example.com/hook', {
-      allowPrivate: false,
+      reach: 'public',
       resolve: async () => ['10.0.0.1'],
     });
     // The address is for the server log only.
     expect(r).toEqual({
       ok: false,
-      reason: 'webhook URL resolves to a non-public address',
+      reason:
+        'webhook URL resolves to a non-public address; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
       address: '10.0.0.1',
     });
   });
 
   it('refuses a name with one public and one private address', async () => {
     const r = await checkWebhookUrl('https://mixed.example.com/', {
-      allowPrivate: false,
+      reach: 'public',
       resolve: async () => ['93.184.216.34', '::ffff:192.168.0.1'],
     });
     expect(r).toEqual({
       ok: false,
-      reason: 'webhook URL resolves to a non-public address',
+      reason:
+        'webhook URL resolves to a non-public address; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
       address: '::ffff:192.168.0.1',
     });
   });
 
   it('refuses a name that does not resolve or resolves to nothing', async () => {
     const failing = await checkWebhookUrl('https://nx.example.com/', {
-      allowPrivate: false,
+      reach: 'public',
       resolve: async () => {
         throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
       },
     });
     expect(!failing.ok && failing.reason).toBe('webhook URL host could not be resolved (nx.example.com)');
     const empty = await checkWebhookUrl('https://empty.example.com/', {
-      allowPrivate: false,
+      reach: 'public',
       resolve: async () => [],
     });
     expect(empty.ok).toBe(false);
@@ -209,7 +216,7 @@ describe('checkWebhookUrl', () => {
   it('allows a name resolving only to public addresses and passes it the hostname', async () => {
     const asked: string[] = [];
     const r = await checkWebhookUrl('https://Hooks.Example.com:8443/in', {
-      allowPrivate: false,
+      reach: 'public',
       resolve: async (host) => {
         asked.push(host);
         return ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'];
@@ -219,7 +226,7 @@ describe('checkWebhookUrl', () => {
     expect(asked).toEqual(['hooks.example.com']);
   });
 
-  it('allows every private target with allowPrivate, without a lookup', async () => {
+  it('allows every private target with MAILROOM_WEBHOOK_ALLOW_PRIVATE, without a lookup', async () => {
     for (const input of [
       'http://127.0.0.1:3000/hook',
       'http://localhost/',
@@ -227,12 +234,72 @@ describe('checkWebhookUrl', () => {
       'http://10.1.2.3/',
       'http://internal.example.com/',
     ]) {
-      expect((await checkWebhookUrl(input, { allowPrivate: true, resolve: noLookup })).ok).toBe(true);
+      expect((await checkWebhookUrl(input, { reach: 'any', resolve: noLookup })).ok).toBe(true);
     }
   });
 
-  it('still refuses unparseable URLs with allowPrivate', async () => {
-    expect((await checkWebhookUrl('ftp://127.0.0.1/', { allowPrivate: true })).ok).toBe(false);
-    expect((await checkWebhookUrl('http://a:b@127.0.0.1/', { allowPrivate: true })).ok).toBe(false);
+  it('still refuses unparseable URLs with MAILROOM_WEBHOOK_ALLOW_PRIVATE', async () => {
+    expect((await checkWebhookUrl('ftp://127.0.0.1/', { reach: 'any' })).ok).toBe(false);
+    expect((await checkWebhookUrl('http://a:b@127.0.0.1/', { reach: 'any' })).ok).toBe(false);
+  });
+});
+
+describe('loopback targets while the server listens on loopback only', () => {
+  it.each(['127.0.0.1', '127.0.0.53', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:ffff:7f00:1'])(
+    '%s is loopback',
+    (ip) => expect(isLoopbackAddress(ip)).toBe(true),
+  );
+  it.each(['10.0.0.1', '0.0.0.0', '::', '::2', '::127.0.0.1', 'fe80::1', '8.8.8.8', 'localhost', ''])(
+    '%s is not loopback',
+    (ip) => expect(isLoopbackAddress(ip)).toBe(false),
+  );
+
+  it('knows a loopback-only bind address from one other machines reach', () => {
+    for (const host of ['127.0.0.1', '::1', '[::1]', 'localhost', '127.0.0.2'])
+      expect(bindsLoopbackOnly(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '192.168.1.5', 'mail.example.com'])
+      expect(bindsLoopbackOnly(host), host).toBe(false);
+    expect(webhookReach({ webhookAllowPrivate: false, host: '127.0.0.1' })).toBe('public-or-loopback');
+    expect(webhookReach({ webhookAllowPrivate: false, host: '0.0.0.0' })).toBe('public');
+    expect(webhookReach({ webhookAllowPrivate: true, host: '0.0.0.0' })).toBe('any');
+  });
+
+  it.each(['http://127.0.0.1:8080/hook', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://127.1/'])(
+    'allows %s without a lookup',
+    async (input) => {
+      expect((await checkWebhookUrl(input, loopbackOnly)).ok).toBe(true);
+    },
+  );
+
+  it('allows localhost names that resolve to loopback', async () => {
+    const r = await checkWebhookUrl('http://localhost:8080/', {
+      ...loopbackOnly,
+      resolve: async () => ['::1'],
+    });
+    expect(r.ok).toBe(true);
+  });
+
+  it.each([
+    'http://10.1.2.3/',
+    'http://192.168.1.1/',
+    'http://169.254.169.254/',
+    'http://0.0.0.0/',
+    'http://[fd00::1]/',
+  ])('still refuses %s, naming the setting', async (input) => {
+    const r = await checkWebhookUrl(input, loopbackOnly);
+    expect(!r.ok && r.reason).toMatch(/private address \(.+\); MAILROOM_WEBHOOK_ALLOW_PRIVATE=true/);
+  });
+
+  it('refuses a name with a loopback and a private address', async () => {
+    const r = await checkWebhookUrl('http://both.example.com/', {
+      ...loopbackOnly,
+      resolve: async () => ['127.0.0.1', '10.0.0.7'],
+    });
+    expect(r).toEqual({
+      ok: false,
+      reason:
+        'webhook URL resolves to a non-public address; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows private targets',
+      address: '10.0.0.7',
+    });
   });
 });

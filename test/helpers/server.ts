@@ -29,8 +29,11 @@ export interface TestServer {
   sendMail(mail: SendMailOptions): Promise<{ messageId: string }>;
   /** Another user with its own inbox and key on the same server. */
   addUser(name: string, localPart?: string): Promise<{ key: string; inbox: string; userId: number }>;
-  /** Stops and starts again on the same data directory (new ports), running `whileStopped` in between. */
-  restart(whileStopped?: () => void | Promise<void>): Promise<void>;
+  /**
+   * Stops and starts again on the same data directory (new ports), running `whileStopped` in
+   * between; `changes` are settings the server has from then on.
+   */
+  restart(whileStopped?: () => void | Promise<void>, changes?: MailroomOptions): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,7 +59,7 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
   // Under MAILROOM_TEST_DB=postgres every server gets a fresh database of the run's PostgreSQL.
   const databaseUrl =
     options.databaseUrl ?? (onPostgres ? await (await testPostgres()).createDatabase() : undefined);
-  const base: MailroomOptions = {
+  let base: MailroomOptions = {
     databaseUrl,
     env: {},
     dataDir,
@@ -121,10 +124,11 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
       const inbox = await addLocalInbox(deps, `${localPart}@${boot.domain}`, user.id);
       return { key: (await createKey(deps, user.id)).key, inbox: inbox.address, userId: user.id };
     },
-    async restart(whileStopped) {
+    async restart(whileStopped, changes = {}) {
       transport.close();
       await server.mailroom.stop();
       await whileStopped?.();
+      base = { ...base, ...changes };
       mailroom = createMailroom({ ...base, bootstrap: false });
       server.mailroom = mailroom;
       await mailroom.start();

@@ -241,6 +241,7 @@ export function registerInboxes(app: Hono<AppEnv>): void {
         await connectInbox(c.var.deps, {
           address: form.address ?? '',
           user: session.user.id,
+          by: 'user',
           imap: form.imap ?? '',
           smtp: form.smtp ?? '',
           imapPassword: form.imapPassword ?? '',

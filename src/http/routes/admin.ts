@@ -311,6 +311,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       const { inbox, servers } = await connectInbox(deps, {
         address: body.address,
         user: body.user,
+        by: 'operator',
         displayName: body.displayName ?? '',
         ...(body.imap && body.smtp ? { imap: body.imap.url, smtp: body.smtp.url } : {}),
         ...(body.provider ? { provider: body.provider } : {}),

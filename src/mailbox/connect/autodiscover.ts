@@ -1,4 +1,6 @@
 import { Resolver } from 'node:dns/promises';
+import type { Resolver as AddressResolver } from '../../net/reach.js';
+import { checkHost } from '../../net/reach.js';
 import type { AutoconfigServer } from './autoconfig-xml.js';
 import { parseAutoconfig } from './autoconfig-xml.js';
 import type { FetchLike } from './oauth2.js';
@@ -53,7 +55,33 @@ const endpointOf = (s: AutoconfigServer): ServerEndpoint => ({
   security: s.security,
 });
 
-async function fromAutoconfig(address: string, domain: string, fetchFn: FetchLike, tried: string[]) {
+const MAX_REDIRECTS = 5;
+
+/**
+ * GETs `url`, following redirects itself, each host first checked to be on a public address:
+ * for a user's connect, whose domain (and its autoconfig server) the user controls.
+ */
+async function fetchPublicOnly(url: string, fetchFn: FetchLike, resolve: AddressResolver): Promise<Response> {
+  let target = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const check = await checkHost(new URL(target).hostname, 'public', resolve);
+    if (!check.ok)
+      throw new Error(check.why === 'unresolved' ? check.error.message : 'not on a public address');
+    const res = await fetchFn(target, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
+    const location = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || location === null) return res;
+    target = new URL(location, target).toString();
+  }
+  throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+}
+
+async function fromAutoconfig(
+  address: string,
+  domain: string,
+  fetchFn: FetchLike,
+  tried: string[],
+  publicOnly: AddressResolver | undefined,
+) {
   const urls = [
     `https://autoconfig.${domain}/mail/config-v1.1.xml?emailaddress=${encodeURIComponent(address)}`,
     `https://${domain}/.well-known/autoconfig/mail/config-v1.1.xml?emailaddress=${encodeURIComponent(address)}`,
@@ -61,7 +89,9 @@ async function fromAutoconfig(address: string, domain: string, fetchFn: FetchLik
   for (const url of urls) {
     const shown = url.split('?')[0]!;
     try {
-      const res = await fetchFn(url, { signal: AbortSignal.timeout(5000), redirect: 'follow' });
+      const res = publicOnly
+        ? await fetchPublicOnly(url, fetchFn, publicOnly)
+        : await fetchFn(url, { signal: AbortSignal.timeout(5000), redirect: 'follow' });
       if (!res.ok) {
         tried.push(`${shown}: HTTP ${res.status}`);
         continue;
@@ -145,16 +175,18 @@ async function fromHostNames(address: string, domain: string, dns: AutoconfigDns
 /**
  * The IMAP and SMTP servers of an address from its domain alone: the Mozilla autoconfig document
  * (at autoconfig.<domain>, then <domain>/.well-known), then RFC 6186 SRV records, then the common
- * host names imap./mail./smtp.<domain>. Throws NothingDiscovered saying what was tried.
+ * host names imap./mail./smtp.<domain>. Throws NothingDiscovered saying what was tried. With
+ * `publicOnly`, autoconfig documents are fetched from public addresses only (a user's connect).
  */
 export async function discoverServers(
   address: string,
   lookups: { dns: AutoconfigDns; fetch: FetchLike },
+  publicOnly?: AddressResolver,
 ): Promise<Discovered> {
   const domain = address.split('@')[1]!.toLowerCase();
   const tried: string[] = [];
   const found =
-    (await fromAutoconfig(address, domain, lookups.fetch, tried)) ??
+    (await fromAutoconfig(address, domain, lookups.fetch, tried, publicOnly)) ??
     (await fromSrv(address, domain, lookups.dns, tried)) ??
     (await fromHostNames(address, domain, lookups.dns, tried));
   if (!found) throw new NothingDiscovered(domain, tried);

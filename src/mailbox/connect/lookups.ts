@@ -1,4 +1,6 @@
 import type { Config } from '../../config.js';
+import type { Resolver } from '../../net/reach.js';
+import { defaultResolve } from '../../net/reach.js';
 import { ValidationFailed } from '../errors.js';
 import type { AutoconfigDns } from './autodiscover.js';
 import { systemDns } from './autodiscover.js';
@@ -8,12 +10,15 @@ import { PROVIDERS } from './providers.js';
 
 /**
  * What connecting a mailbox looks up outside: the provider table, DNS and HTTP (autodiscovery,
- * OAuth2 token endpoints). The real ones by default; a test points them at local servers.
+ * OAuth2 token endpoints), and the addresses a server's name resolves to (checked, then
+ * connected to, for a mailbox a user connected). The real ones by default; a test points them
+ * at local servers.
  */
 export interface ConnectLookups {
   providers: ProviderTable;
   dns: AutoconfigDns;
   fetch: FetchLike;
+  resolve: Resolver;
 }
 
 export function connectLookups(given: Partial<ConnectLookups> = {}): ConnectLookups {
@@ -21,6 +26,7 @@ export function connectLookups(given: Partial<ConnectLookups> = {}): ConnectLook
     providers: given.providers ?? PROVIDERS,
     dns: given.dns ?? systemDns(),
     fetch: given.fetch ?? ((url, init) => fetch(url, init)),
+    resolve: given.resolve ?? defaultResolve,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import type { Resolver } from '../../net/reach.js';
 import { Unprocessable, ValidationFailed } from '../errors.js';
 import type { OAuthGrant } from '../remote.js';
 import { NothingDiscovered, discoverServers } from './autodiscover.js';
@@ -51,13 +52,15 @@ function withPassword(url: string, password: string | undefined): string {
  * The IMAP and SMTP URLs and the login of a mailbox being connected: URLs given as they are; else
  * a provider's preset; else autodiscovery from the address's domain. A refresh token (with its
  * provider, whose token endpoint and the team's client refresh it) means OAuth2; else the
- * password fills the URLs that have none.
+ * password fills the URLs that have none. With `publicOnly`, autodiscovery reads documents on
+ * public addresses only.
  */
 export async function resolveServers(
   config: Config,
   lookups: ConnectLookups,
   address: string,
   choice: ServerChoice,
+  publicOnly?: Resolver,
 ): Promise<ResolvedServers> {
   let provider: ProviderName | undefined;
   if (choice.provider !== undefined) {
@@ -88,7 +91,7 @@ export async function resolveServers(
     oauthOnly = preset.auth === 'oauth2';
   } else {
     try {
-      const found = await discoverServers(address, lookups);
+      const found = await discoverServers(address, lookups, publicOnly);
       ({ imap, smtp, source, tried } = found);
       oauthOnly = found.oauth2;
     } catch (error) {

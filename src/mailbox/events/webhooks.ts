@@ -1,6 +1,6 @@
 import { TEST_EVENT_TYPE } from '../../events/dispatcher.js';
 import { generateWebhookSecret } from '../../events/signing.js';
-import { checkWebhookUrl } from '../../events/url-guard.js';
+import { checkWebhookUrl, webhookReach } from '../../events/url-guard.js';
 import type { AttemptListRow } from '../../store/webhook-deliveries.js';
 import type { WebhookPatch, WebhookRow } from '../../store/webhooks.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
@@ -204,7 +204,7 @@ async function requireWebhook(deps: MailboxDeps, userId: number, id: string): Pr
 const notFound = (id: string) => new NotFound(`no webhook ${JSON.stringify(id)}`);
 
 async function requireDeliverableUrl(deps: MailboxDeps, url: string): Promise<string> {
-  const check = await checkWebhookUrl(url.trim(), { allowPrivate: deps.config.webhookAllowPrivate });
+  const check = await checkWebhookUrl(url.trim(), { reach: webhookReach(deps.config) });
   if (!check.ok) {
     if (check.address !== undefined)
       deps.log.warn({ url: url.trim(), address: check.address }, 'webhook URL refused: non-public address');

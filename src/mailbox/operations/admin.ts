@@ -13,6 +13,7 @@ import { checkTls } from '../remote-trust.js';
 import { requireInbox } from '../access.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { connectLookups } from '../connect/lookups.js';
+import { refusePrivateServers } from '../connect/private-servers.js';
 import type { ServerChoice, ServersView } from '../connect/servers.js';
 import { resolveServers } from '../connect/servers.js';
 
@@ -178,6 +179,11 @@ export interface ConnectInput extends ServerChoice {
   /** Put into `smtp` likewise; the IMAP password when not given. */
   smtpPassword?: string;
   user: string | number;
+  /**
+   * Who connects: an operator (admin API, CLI) may name any server; a user (the dashboard) only
+   * servers on public addresses, unless MAILROOM_CONNECT_ALLOW_PRIVATE (connect/private-servers.ts).
+   */
+  by: 'operator' | 'user';
   displayName?: string;
   imapTls?: TlsTrust;
   smtpTls?: TlsTrust;
@@ -188,6 +194,7 @@ export interface ConnectInput extends ServerChoice {
  * autodiscovery (resolveServers), the IMAP login and the SMTP greeting tried at once (a wrong
  * password or an unreachable host is an error here, not later), and the settings, passwords or
  * OAuth2 refresh token included, stored sealed with MAILROOM_SECRET. The sync starts right after.
+ * A user's servers must be public (refused before anything is tried, and at every connection).
  * Answers the inbox and what was chosen (`servers`: where they came from, never a password).
  */
 export async function connectInbox(
@@ -203,20 +210,30 @@ export async function connectInbox(
   }
   if (await deps.store.inboxes.findByAddress(normalized))
     throw new Conflict(`inbox ${normalized} already exists`);
-  const servers = await resolveServers(deps.config, connectLookups(deps.lookups), normalized, {
-    ...input,
-    ...(input.imap !== undefined ? { imap: withPassword(input.imap, input.imapPassword) } : {}),
-    ...(input.smtp !== undefined
-      ? { smtp: withPassword(input.smtp, input.smtpPassword || input.imapPassword) }
-      : {}),
-  });
+  const lookups = connectLookups(deps.lookups);
+  const staysPublic = input.by === 'user' && !deps.config.connectAllowPrivate;
+  const servers = await resolveServers(
+    deps.config,
+    lookups,
+    normalized,
+    {
+      ...input,
+      ...(input.imap !== undefined ? { imap: withPassword(input.imap, input.imapPassword) } : {}),
+      ...(input.smtp !== undefined
+        ? { smtp: withPassword(input.smtp, input.smtpPassword || input.imapPassword) }
+        : {}),
+    },
+    staysPublic ? lookups.resolve : undefined,
+  );
   const config: RemoteConfig = {
     imap: checkUrl('imap', servers.imap, ['imap:', 'imaps:'], servers.oauth2 ? 'user' : 'password'),
     smtp: checkUrl('smtp', servers.smtp, ['smtp:', 'smtps:'], 'none'),
     ...checkTls('imap', input.imapTls),
     ...checkTls('smtp', input.smtpTls),
     ...(servers.oauth2 ? { oauth2: servers.oauth2 } : {}),
+    ...(input.by === 'user' ? { publicOnly: true as const } : {}),
   };
+  if (staysPublic) await refusePrivateServers(config, lookups.resolve);
   if (!deps.remote) throw new Error('connecting a mailbox needs the IMAP backend');
   if (!deps.config.secret) throw new Error('MAILROOM_SECRET is not loaded');
   try {

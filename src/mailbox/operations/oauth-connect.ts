@@ -13,7 +13,8 @@ import {
   newAuthorizationAttempt,
 } from '../connect/oauth2.js';
 import type { ProviderName } from '../connect/providers.js';
-import { isProviderName } from '../connect/providers.js';
+import { isProviderName, providerUrls } from '../connect/providers.js';
+import { refusePrivateServers } from '../connect/private-servers.js';
 import type { ServersView } from '../connect/servers.js';
 import { connectInbox } from './admin.js';
 
@@ -59,10 +60,14 @@ export async function startOAuthConnect(
 ): Promise<string> {
   if (!isProviderName(input.provider))
     throw ValidationFailed.field('provider', `unknown provider ${JSON.stringify(input.provider)}`);
-  const { endpoints, client } = oauthOf(deps.config, connectLookups(deps.lookups), input.provider);
+  const lookups = connectLookups(deps.lookups);
+  const { endpoints, client } = oauthOf(deps.config, lookups, input.provider);
   const address = (input.address ?? '').trim().toLowerCase();
   if (address && !isValidAddress(address))
     throw ValidationFailed.field('address', `${JSON.stringify(input.address)} is not an email address`);
+  // Before the person is sent to consent: the servers connectInbox will refuse are refused now.
+  if (!deps.config.connectAllowPrivate)
+    await refusePrivateServers(providerUrls(lookups.providers[input.provider], address), lookups.resolve);
   const attempt = newAuthorizationAttempt();
   const now = Date.now();
   // Starting is rare: a good moment to forget attempts no one came back from.
@@ -162,5 +167,5 @@ export async function finishOAuthConnect(
       'address',
       `${label} did not say which address was granted: type the address, then connect again`,
     );
-  return connectInbox(deps, { address, user, provider, refreshToken: tokens.refreshToken });
+  return connectInbox(deps, { address, user, by: 'user', provider, refreshToken: tokens.refreshToken });
 }
