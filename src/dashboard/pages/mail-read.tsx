@@ -9,6 +9,7 @@ import {
   cidReferences,
   hasRemoteImages,
   inlineCidImages,
+  inlineImageType,
   mailBodyCsp,
   mailDocument,
   sanitizeMailHtml,
@@ -259,10 +260,11 @@ export function registerMailRead(app: Hono<AppEnv>): void {
       let budget = INLINE_IMAGES_MAX_BYTES;
       for (const cid of cidReferences(body)) {
         const part = email.attachments.find((a) => a.contentId?.replace(/^<|>$/g, '') === cid);
-        if (!part || !part.contentType.startsWith('image/') || part.size > budget) continue;
+        const type = part && inlineImageType(part.contentType);
+        if (!part || !type || part.size > budget) continue;
         const file = await readAttachment(c.var.deps, session.user.id, account, uid, part.id);
         budget -= file.content.length;
-        urls.set(cid, `data:${part.contentType};base64,${file.content.toString('base64')}`);
+        urls.set(cid, `data:${type};base64,${file.content.toString('base64')}`);
       }
       body = inlineCidImages(body, urls);
       c.header('Content-Security-Policy', mailBodyCsp(c.req.query('images') === '1'));

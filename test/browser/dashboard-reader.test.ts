@@ -1,0 +1,99 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../helpers/browser.js';
+import { signInWithLink } from '../helpers/dashboard.js';
+import type { TestServer } from '../helpers/server.js';
+import { eventually, startServer } from '../helpers/server.js';
+
+/** A 1x1 PNG, base64. */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+describe('the mail reader', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    ({ context, page } = await signInWithLink(browser, server));
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const emailNamed = async (subject: string) => {
+    let found: { uid: number } | undefined;
+    await eventually(async () => {
+      const list = await server.api(`/emails?account=${server.inbox}`);
+      found = list.json.data.emails.find((e: { subject: string }) => e.subject === subject);
+      return found !== undefined;
+    });
+    return found!;
+  };
+  /** A message whose HTML shows an inline image beside `html`, with `parts` after the image's. */
+  const related = (subject: string, html: string, parts: string[] = []) =>
+    [
+      'From: pictures@example.com',
+      `To: ${server.inbox}`,
+      `Subject: ${subject}`,
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/related; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      `<p>Before the images</p><img src="cid:good@example" alt="good">${html}<p>After the images</p>`,
+      ...inlinePart('image/png', 'good@example'),
+      ...parts,
+      '--b1--',
+      '',
+    ].join('\r\n');
+  const inlinePart = (type: string, id: string) => [
+    '--b1',
+    `Content-Type: ${type}`,
+    `Content-ID: <${id}>`,
+    'Content-Disposition: inline',
+    'Content-Transfer-Encoding: base64',
+    '',
+    PNG,
+  ];
+  const openMessage = async (subject: string) => {
+    const { uid } = await emailNamed(subject);
+    await page.goto(`${server.baseUrl}/mail/message?account=${encodeURIComponent(server.inbox)}&uid=${uid}`);
+    const frame = page.frameLocator('iframe.body-frame');
+    await frame.getByText('Before the images').waitFor();
+    return frame;
+  };
+
+  it('shows the rest of a message whose HTML has a malformed cid: reference, without that image', async () => {
+    const raw = related('A bad reference', '<img src="cid:%E0%A4%A" alt="malformed">');
+    await server.sendRaw(raw, { from: 'pictures@example.com', to: [server.inbox] });
+    const frame = await openMessage('A bad reference');
+    await frame.getByText('After the images').waitFor();
+    expect(await frame.locator('img[alt="good"]').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await frame.locator('img[alt="malformed"]').getAttribute('src')).toBe('cid:%E0%A4%A');
+  });
+
+  it('shows as an image only a part of type image/<name>: a Content-Type carrying markup puts none in the frame', async () => {
+    const raw = related(
+      'A hostile image type',
+      '<img src="cid:evil@example" alt="evil"><img src="cid:page@example" alt="page">',
+      [
+        ...inlinePart('image/png"><script>parent.postMessage("ran", "*")</script><b x="', 'evil@example'),
+        ...inlinePart('text/html', 'page@example'),
+      ],
+    );
+    await server.sendRaw(raw, { from: 'pictures@example.com', to: [server.inbox] });
+    const frame = await openMessage('A hostile image type');
+    await frame.getByText('After the images').waitFor();
+    expect(await frame.locator('script').count()).toBe(0);
+    expect(await frame.locator('b').count()).toBe(0);
+    expect(await frame.locator('img[alt="good"]').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await frame.locator('img[alt="evil"]').getAttribute('src')).toBe('cid:evil@example');
+    expect(await frame.locator('img[alt="page"]').getAttribute('src')).toBe('cid:page@example');
+  });
+});
