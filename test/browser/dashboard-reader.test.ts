@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';
-import { signInWithLink } from '../helpers/dashboard.js';
+import { checkPage, signInWithLink } from '../helpers/dashboard.js';
 import type { TestServer } from '../helpers/server.js';
 import { eventually, startServer } from '../helpers/server.js';
 
@@ -25,6 +25,8 @@ describe('the mail reader', () => {
     await server?.stop();
   });
 
+  const listUrl = (folder = 'INBOX') =>
+    `${server.baseUrl}/mail?account=${encodeURIComponent(server.inbox)}&folder=${folder}`;
   const emailNamed = async (subject: string) => {
     let found: { uid: number } | undefined;
     await eventually(async () => {
@@ -34,6 +36,34 @@ describe('the mail reader', () => {
     });
     return found!;
   };
+  it('shows where mail the account sent went: each recipient with its delivery status in words', async () => {
+    const sent = await server.api('/emails/send', {
+      body: {
+        from: server.inbox,
+        to: ['carol@example.net', server.inbox, `nobody@${server.inbox.split('@')[1]}`],
+        subject: 'Kept by the sandbox',
+        text: 'Nothing leaves the machine.',
+      },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    await page.goto(listUrl('Sent'));
+    await page.getByRole('link', { name: /Kept by the sandbox/ }).click();
+    await page.waitForURL(/\/mail\/message\?/);
+    const delivery = page.locator('.headers .delivery li');
+    expect(await delivery.allTextContents()).toEqual([
+      'carol@example.net captured sandbox mode, not sent',
+      `${server.inbox} delivered accepted by the recipient's mail server`,
+      `nobody@${server.inbox.split('@')[1]} failed not delivered; the bounce notice in your INBOX says why`,
+    ]);
+    expect(await page.locator('.headers').textContent()).toContain('MAILROOM_OUTBOUND');
+    await checkPage(page, 'reader-sent');
+    // Mail that came in has no delivery to show.
+    await page.goto(listUrl());
+    await page.getByRole('link', { name: /Opened once/ }).click();
+    await page.waitForURL(/\/mail\/message\?/);
+    expect(await page.locator('.headers').textContent()).not.toContain('Delivery');
+  });
+
   /** A message whose HTML shows an inline image beside `html`, with `parts` after the image's. */
   const related = (subject: string, html: string, parts: string[] = []) =>
     [

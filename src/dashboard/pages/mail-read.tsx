@@ -16,6 +16,7 @@ import {
 } from '../safe-html.js';
 import type { DashContext } from '../session.js';
 import { signedIn } from '../session.js';
+import { DeliveryStatuses } from './mail-delivery.js';
 import { LabelChip, MessageRow, messageUrl, q } from './mail-parts.js';
 
 /** Inline images larger than this together are left out of the document (a link to each remains). */
@@ -137,6 +138,14 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
             {when(email.date)} UTC
           </time>
         </dd>
+        {email.delivery?.length ? (
+          <>
+            <dt>Delivery</dt>
+            <dd>
+              <DeliveryStatuses delivery={email.delivery} />
+            </dd>
+          </>
+        ) : null}
         <dt>Checks</dt>
         <dd>
           <AuthResults results={email.authResults} />
