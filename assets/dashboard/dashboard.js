@@ -77,13 +77,20 @@
     });
   });
 
-  // Opening an unread message marks it read (without the script, "Mark read" does).
+  // Opening an unread message marks it read (without the script, "Mark read" does); once it is,
+  // the reader offers what is true now: "Mark unread".
   var reader = document.querySelector('[data-mark-read]');
   if (reader) {
     post('/mail/message/update', {
       account: reader.getAttribute('data-account'),
       uid: reader.getAttribute('data-mark-read'),
       action: 'read',
+    }).then(function (response) {
+      var field = reader.querySelector('input[name="action"][value="read"]');
+      if (!response.ok || !field) return;
+      field.value = 'unread';
+      field.form.querySelector('button[type="submit"]').textContent = 'Mark unread';
+      reader.removeAttribute('data-mark-read');
     });
   }
 

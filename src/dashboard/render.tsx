@@ -237,6 +237,7 @@ const NOTICES: Record<string, string> = {
   sent: 'Sent.',
   'draft-saved': 'The draft was saved.',
   moved: 'Moved.',
+  'marked-unread': 'Marked unread.',
   deleted: 'Deleted.',
   'domain-added': 'The domain was added. Publish its DNS records below.',
   'domain-removed': 'The domain was removed.',

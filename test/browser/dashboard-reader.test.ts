@@ -36,6 +36,25 @@ describe('the mail reader', () => {
     });
     return found!;
   };
+  const unreadCount = async () =>
+    (await server.api(`/emails?account=${server.inbox}&unread=true`)).json.data.emails.length as number;
+
+  it('offers "Mark unread" once opening a message has read it, and "Mark unread" keeps it unread', async () => {
+    await server.sendMail({ from: 'ada@example.com', to: server.inbox, subject: 'Opened once', text: 'hi' });
+    await page.goto(listUrl());
+    await page.getByRole('link', { name: /Opened once/ }).click();
+    await page.waitForURL(/\/mail\/message\?/);
+    await page.getByRole('button', { name: 'Mark unread' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Mark read' }).count()).toBe(0);
+    expect(await unreadCount()).toBe(0);
+
+    await page.getByRole('button', { name: 'Mark unread' }).click();
+    await page.waitForURL(/done=marked-unread/);
+    expect(await page.getByRole('status').textContent()).toBe('Marked unread.');
+    expect(await page.locator('#messages li.unread').textContent()).toContain('Opened once');
+    expect(await unreadCount()).toBe(1);
+  });
+
   it('shows where mail the account sent went: each recipient with its delivery status in words', async () => {
     const sent = await server.api('/emails/send', {
       body: {
