@@ -94,6 +94,29 @@
     });
   }
 
+  // A webhook's deliveries waiting for their first attempt (a test event just sent): the section
+  // is fetched again each second until none waits (two minutes at most; its Refresh link stays).
+  var deliveries = document.querySelector('[data-refresh-while-waiting]');
+  if (deliveries) {
+    var rounds = 0;
+    var refresh = function () {
+      fetch(location.href, { credentials: 'same-origin' })
+        .then(function (response) {
+          return response.ok ? response.text() : '';
+        })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(deliveries.id);
+          if (!fresh) return;
+          deliveries.innerHTML = fresh.innerHTML;
+          localTimes(deliveries);
+          if (!fresh.hasAttribute('data-refresh-while-waiting')) {
+            deliveries.removeAttribute('data-refresh-while-waiting');
+          } else if (++rounds < 120) setTimeout(refresh, 1000);
+        });
+    };
+    setTimeout(refresh, 1000);
+  }
+
   // New mail appears at the top of an open INBOX list, from the inbox's event stream.
   var list = document.querySelector('ul[data-live]');
   if (list && window.EventSource) {

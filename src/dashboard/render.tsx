@@ -231,7 +231,7 @@ const NOTICES: Record<string, string> = {
   'label-deleted': 'The label was deleted.',
   'webhook-saved': 'The webhook was saved.',
   'webhook-deleted': 'The webhook was deleted.',
-  'webhook-test': 'A test event was queued; its delivery shows below within seconds (reload).',
+  'webhook-test': 'A test event was queued; its delivery shows below once it is attempted.',
   'webhook-enabled': 'The webhook is enabled.',
   'webhook-disabled': 'The webhook is disabled: no events are sent to it.',
   sent: 'Sent.',
