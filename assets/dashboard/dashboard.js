@@ -77,14 +77,44 @@
     });
   });
 
-  // Opening an unread message marks it read (without the script, "Mark read" does).
+  // Opening an unread message marks it read (without the script, "Mark read" does); once it is,
+  // the reader offers what is true now: "Mark unread".
   var reader = document.querySelector('[data-mark-read]');
   if (reader) {
     post('/mail/message/update', {
       account: reader.getAttribute('data-account'),
       uid: reader.getAttribute('data-mark-read'),
       action: 'read',
+    }).then(function (response) {
+      var field = reader.querySelector('input[name="action"][value="read"]');
+      if (!response.ok || !field) return;
+      field.value = 'unread';
+      field.form.querySelector('button[type="submit"]').textContent = 'Mark unread';
+      reader.removeAttribute('data-mark-read');
     });
+  }
+
+  // A webhook's deliveries waiting for their first attempt (a test event just sent): the section
+  // is fetched again each second until none waits (two minutes at most; its Refresh link stays).
+  var deliveries = document.querySelector('[data-refresh-while-waiting]');
+  if (deliveries) {
+    var rounds = 0;
+    var refresh = function () {
+      fetch(location.href, { credentials: 'same-origin' })
+        .then(function (response) {
+          return response.ok ? response.text() : '';
+        })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(deliveries.id);
+          if (!fresh) return;
+          deliveries.innerHTML = fresh.innerHTML;
+          localTimes(deliveries);
+          if (!fresh.hasAttribute('data-refresh-while-waiting')) {
+            deliveries.removeAttribute('data-refresh-while-waiting');
+          } else if (++rounds < 120) setTimeout(refresh, 1000);
+        });
+    };
+    setTimeout(refresh, 1000);
   }
 
   // New mail appears at the top of an open INBOX list, from the inbox's event stream.

@@ -53,20 +53,42 @@ export function hasRemoteImages(html: string): boolean {
   return /<img\b[^>]*\bsrc\s*=\s*["']?\s*https?:/i.test(html);
 }
 
+/**
+ * The content id a `cid:` reference names: URL-decoded (RFC 2392), or taken as written when its
+ * escapes are malformed (`cid:%E0%A4%A`), so one bad reference costs at most its own image.
+ */
+function contentIdOf(reference: string): string {
+  try {
+    return decodeURIComponent(reference);
+  } catch {
+    return reference;
+  }
+}
+
 /** The content ids a body refers to with cid: (inline images). */
 export function cidReferences(html: string): string[] {
   const ids = new Set<string>();
-  for (const match of html.matchAll(/\bsrc\s*=\s*["']?cid:([^"'\s>]+)/gi))
-    ids.add(decodeURIComponent(match[1]!));
+  for (const match of html.matchAll(/\bsrc\s*=\s*["']?cid:([^"'\s>]+)/gi)) ids.add(contentIdOf(match[1]!));
   return [...ids];
 }
 
 /** Puts data: URLs (content id to URL) in place of the cid: images they stand for. */
 export function inlineCidImages(html: string, urls: Map<string, string>): string {
   return html.replace(/(\bsrc\s*=\s*["']?)cid:([^"'\s>]+)/gi, (whole, lead: string, id: string) => {
-    const url = urls.get(decodeURIComponent(id));
+    const url = urls.get(contentIdOf(id));
     return url ? `${lead}${url}` : whole;
   });
+}
+
+/**
+ * The media type a part may be shown with as an inline image: `image/<token>` and nothing else
+ * (its parameters dropped; a subtype of letters, digits and `.+_-`, as every image type in use),
+ * or null. The type goes into a data: URL inside the document, so a Content-Type carrying markup
+ * (`image/png"><script>`) must never reach it.
+ */
+export function inlineImageType(contentType: string): string | null {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return /^image\/[a-z0-9][a-z0-9.+_-]{0,126}$/.test(type) ? type : null;
 }
 
 /** The document the iframe shows: the sanitised body with quiet defaults. */

@@ -214,6 +214,12 @@ export interface WebhookAttemptsTable {
   attempted_at: string;
   /** Migration 004; NULL on attempts recorded before it. */
   webhook_id: string | null;
+  /** Migration 015, NULL on attempts recorded before it: the URL and headers (JSON) as sent. */
+  request_url: string | null;
+  request_headers: string | null;
+  /** The answer's body: its first 2 KB as text, and how many bytes it had (read up to 64 KB). */
+  response_body: string | null;
+  response_bytes: number | null;
 }
 
 export interface IdempotencyKeysTable {

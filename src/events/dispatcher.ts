@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Worker } from '../worker.js';
 import type { Store } from '../store/index.js';
-import type { DeliveryJob } from '../store/webhook-deliveries.js';
+import type { AttemptRecord, DeliveryJob } from '../store/webhook-deliveries.js';
 import type { Reach } from '../net/reach.js';
 import type { EventBus } from './bus.js';
 import type { PostResult } from './http-post.js';
@@ -177,7 +177,7 @@ export class WebhookDispatcher implements Worker {
     });
     // Stopped and the database closed while the post was out: the lease brings it back after restart.
     if (!store.db.open) return;
-    await store.groupCommit.submit(() => this.record(job, result, new Date()));
+    await store.groupCommit.submit(() => this.record(job, { url: job.url, headers }, result, new Date()));
     this.opts.log.debug(
       { webhook: job.webhook_id, event: job.event_id, status: result.status, ms: result.durationMs },
       result.ok ? 'webhook delivered' : 'webhook attempt failed',
@@ -185,7 +185,12 @@ export class WebhookDispatcher implements Worker {
   }
 
   /** Runs inside the commit that logs the attempt: the delivery's next step and the webhook's health. */
-  private async record(job: DeliveryJob, result: PostResult, at: Date): Promise<void> {
+  private async record(
+    job: DeliveryJob,
+    request: AttemptRecord['request'],
+    result: PostResult,
+    at: Date,
+  ): Promise<void> {
     const { webhooks, webhookDeliveries } = this.opts.store;
     const isTest = job.event_type === TEST_EVENT_TYPE;
     const delay = result.ok || result.gone || isTest ? null : retryDelay(job.attempts + 1, this.delays);
@@ -196,6 +201,8 @@ export class WebhookDispatcher implements Worker {
       error: result.error,
       durationMs: result.durationMs,
       at,
+      request,
+      response: { excerpt: result.responseExcerpt, bytes: result.responseBytes },
       outcome: result.ok
         ? { status: 'succeeded' }
         : delay === null

@@ -13,6 +13,10 @@ export interface PostResult {
   durationMs: number;
   /** The endpoint answered 410 Gone. */
   gone: boolean;
+  /** The answer's body: its first RESPONSE_EXCERPT_BYTES as text, null when no answer came. */
+  responseExcerpt: string | null;
+  /** How many bytes of body came (counted up to MAX_RESPONSE_BYTES, where reading stops). */
+  responseBytes: number | null;
 }
 
 export interface PostOptions {
@@ -23,19 +27,51 @@ export interface PostOptions {
   lookup?: Resolver;
 }
 
-const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Reading an answer's body stops after this many bytes. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** How much of an answer's body is kept with the attempt, for a person to read what the endpoint said. */
+export const RESPONSE_EXCERPT_BYTES = 2048;
 
-function statusResult(status: number, durationMs: number): PostResult {
+/** The answer's body as it came in: its size, and its start kept as text. */
+class BodyExcerpt {
+  bytes = 0;
+  private readonly kept: Buffer[] = [];
+  private keptBytes = 0;
+
+  add(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    const room = RESPONSE_EXCERPT_BYTES - this.keptBytes;
+    if (room <= 0) return;
+    const part = chunk.subarray(0, room);
+    this.kept.push(part);
+    this.keptBytes += part.length;
+  }
+
+  /** UTF-8 (a character cut at the end dropped), without NUL, which a PostgreSQL text cannot hold. */
+  text(): string {
+    return new TextDecoder().decode(Buffer.concat(this.kept), { stream: true }).replace(/\0/g, '\uFFFD');
+  }
+}
+
+function statusResult(status: number, durationMs: number, answer: BodyExcerpt): PostResult {
   const ok = status >= 200 && status < 300;
   let error: string | null = null;
   if (status >= 300 && status < 400) error = 'redirect not followed';
   else if (!ok) error = `HTTP ${status}`;
-  return { ok, status, error, durationMs, gone: status === 410 };
+  return {
+    ok,
+    status,
+    error,
+    durationMs,
+    gone: status === 410,
+    responseExcerpt: answer.text(),
+    responseBytes: answer.bytes,
+  };
 }
 
 /**
  * POSTs one webhook delivery. Never throws; redirects are not followed and only 2xx counts as
- * success. The timeout covers connecting, the response headers and reading the (discarded) body.
+ * success. The timeout covers connecting, the response headers and reading the body (its start kept).
  */
 export async function postWebhook(
   url: string,
@@ -51,6 +87,8 @@ export async function postWebhook(
     error,
     durationMs: elapsed(),
     gone: false,
+    responseExcerpt: null,
+    responseBytes: null,
   });
 
   const parsed = parseWebhookUrl(url);
@@ -66,6 +104,7 @@ export async function postWebhook(
     let settled = false;
     let req: ClientRequest | undefined;
     let status: number | null = null;
+    const answer = new BodyExcerpt();
 
     const finish = (result: PostResult): void => {
       if (settled) return;
@@ -75,7 +114,7 @@ export async function postWebhook(
       resolvePromise(result);
     };
     const timer = setTimeout(() => {
-      finish(status === null ? fail('timeout') : statusResult(status, elapsed()));
+      finish(status === null ? fail('timeout') : statusResult(status, elapsed(), answer));
     }, opts.timeoutMs);
 
     const requestOptions: RequestOptions = {
@@ -96,12 +135,11 @@ export async function postWebhook(
     const onResponse = (res: IncomingMessage): void => {
       status = res.statusCode ?? null;
       const done = (): void => {
-        finish(status === null ? fail('invalid response') : statusResult(status, elapsed()));
+        finish(status === null ? fail('invalid response') : statusResult(status, elapsed(), answer));
       };
-      let received = 0;
       res.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received >= MAX_RESPONSE_BYTES) done();
+        answer.add(chunk);
+        if (answer.bytes >= MAX_RESPONSE_BYTES) done();
       });
       res.on('end', done);
       res.on('close', done);
@@ -112,7 +150,9 @@ export async function postWebhook(
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       req = send(requestOptions, onResponse);
       req.on('error', (err: Error) => {
-        finish(status === null ? fail(err.message || 'request failed') : statusResult(status, elapsed()));
+        finish(
+          status === null ? fail(err.message || 'request failed') : statusResult(status, elapsed(), answer),
+        );
       });
       req.end(body);
     } catch (err) {

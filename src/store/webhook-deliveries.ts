@@ -23,6 +23,10 @@ export interface AttemptRecord {
   error: string | null;
   durationMs: number;
   at: Date;
+  /** What was sent: the URL and the headers (signed with the secret, never holding it). */
+  request: { url: string; headers: Record<string, string> };
+  /** The start of the answer's body as text, and its size; null when no answer came. */
+  response: { excerpt: string | null; bytes: number | null };
   /** The delivery afterwards: pending again at `nextAttemptAt`, succeeded or failed. */
   outcome: { status: 'succeeded' | 'failed' } | { status: 'pending'; nextAttemptAt: Date };
 }
@@ -39,6 +43,23 @@ export interface AttemptListRow {
   delivery_status: 'pending' | 'succeeded' | 'failed';
   delivery_attempts: number;
   next_attempt_at: string | null;
+}
+
+/** One attempt with what went out and what came back; `payload` is the body the event carries. */
+export interface AttemptDetailRow extends AttemptListRow {
+  request_url: string | null;
+  request_headers: string | null;
+  response_body: string | null;
+  response_bytes: number | null;
+  payload: string;
+}
+
+/** A delivery not attempted yet (just queued: a test event waits here for a second or two). */
+export interface WaitingDeliveryRow {
+  id: number;
+  event_id: string;
+  event_type: string;
+  created_at: string;
 }
 
 /** The webhook delivery queue (one row per event and webhook) and the log of every attempt. */
@@ -141,6 +162,10 @@ export class WebhookDeliveryStore {
           error: record.error,
           duration_ms: record.durationMs,
           attempted_at: now,
+          request_url: record.request.url,
+          request_headers: JSON.stringify(record.request.headers),
+          response_body: record.response.excerpt,
+          response_bytes: record.response.bytes,
         }),
       );
       await this.db.run(
@@ -176,7 +201,52 @@ export class WebhookDeliveryStore {
 
   /** A webhook's attempts, newest first, paged by attempt id. */
   async attempts(webhookId: string, limit: number, beforeId?: number): Promise<AttemptListRow[]> {
-    let q = this.db.kysely
+    let q = this.attemptsOf(webhookId).orderBy('a.id', 'desc').limit(limit);
+    if (beforeId !== undefined) q = q.where('a.id', '<', beforeId);
+    return await this.db.all(q);
+  }
+
+  /** One attempt of a webhook with its request and response, and the body its event carries. */
+  async attempt(webhookId: string, attemptId: number): Promise<AttemptDetailRow | undefined> {
+    const row = await this.db.first(
+      this.attemptsOf(webhookId)
+        .select([
+          'a.request_url',
+          'a.request_headers',
+          'a.response_body',
+          'a.response_bytes',
+          'e.payload',
+          'e.body_of',
+        ])
+        .where('a.id', '=', attemptId),
+    );
+    if (!row) return undefined;
+    const { body_of, ...attempt } = row;
+    return { ...attempt, payload: await fillEventBody(this.db, attempt.payload, body_of) };
+  }
+
+  /** Deliveries among a webhook's `newest` that wait for their first attempt, newest first. */
+  async waiting(webhookId: string, newest: number): Promise<WaitingDeliveryRow[]> {
+    const recent = this.db.kysely
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'event_seq', 'status', 'attempts', 'created_at'])
+      .where('webhook_id', '=', webhookId)
+      .orderBy('id', 'desc')
+      .limit(newest)
+      .as('d');
+    return await this.db.all(
+      this.db.kysely
+        .selectFrom(recent)
+        .innerJoin('events as e', 'e.seq', 'd.event_seq')
+        .select(['d.id', 'e.id as event_id', 'e.type as event_type', 'd.created_at'])
+        .where('d.status', '=', 'pending')
+        .where('d.attempts', '=', 0)
+        .orderBy('d.id', 'desc'),
+    );
+  }
+
+  private attemptsOf(webhookId: string) {
+    return this.db.kysely
       .selectFrom('webhook_attempts as a')
       .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
       .innerJoin('events as e', 'e.seq', 'd.event_seq')
@@ -193,10 +263,6 @@ export class WebhookDeliveryStore {
         'd.attempts as delivery_attempts',
         'd.next_attempt_at',
       ])
-      .where('a.webhook_id', '=', webhookId)
-      .orderBy('a.id', 'desc')
-      .limit(limit);
-    if (beforeId !== undefined) q = q.where('a.id', '<', beforeId);
-    return await this.db.all(q);
+      .where('a.webhook_id', '=', webhookId);
   }
 }

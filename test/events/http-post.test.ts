@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postWebhook } from '../../src/events/http-post.js';
+import { RESPONSE_EXCERPT_BYTES, postWebhook } from '../../src/events/http-post.js';
 
 interface Received {
   method: string | undefined;
@@ -137,6 +137,30 @@ describe('postWebhook', () => {
       res.end(Buffer.alloc(4 * 1024 * 1024, 'x'));
     });
     expect(await postWebhook(srv.url, {}, '{}', dev)).toMatchObject({ ok: true, status: 200 });
+  });
+
+  it('keeps the first 2 KB of the answer as text, with its size; a character cut at 2 KB is dropped', async () => {
+    const answer = `a${'é'.repeat(3000)}\u0000end`;
+    const srv = await startServer((_req, res) => {
+      res.statusCode = 503;
+      res.end(answer);
+    });
+    const r = await postWebhook(srv.url, {}, '{}', dev);
+    expect(r).toMatchObject({ status: 503, responseBytes: Buffer.byteLength(answer) });
+    expect(Buffer.byteLength(r.responseExcerpt!)).toBe(RESPONSE_EXCERPT_BYTES - 1);
+    expect(r.responseExcerpt).toBe(`a${'é'.repeat(1023)}`);
+
+    const short = await startServer((_req, res) => res.end('ok\u0000'));
+    expect(await postWebhook(short.url, {}, '{}', dev)).toMatchObject({
+      responseExcerpt: 'ok\uFFFD',
+      responseBytes: 3,
+    });
+  });
+
+  it('keeps no answer when none came', async () => {
+    const srv = await startServer(() => undefined);
+    const r = await postWebhook(srv.url, {}, '{}', { timeoutMs: 300, reach: 'any' });
+    expect(r).toMatchObject({ status: null, responseExcerpt: null, responseBytes: null });
   });
 
   it('opens a new connection for every delivery', async () => {

@@ -48,12 +48,12 @@ export function registerMailActions(app: Hono<AppEnv>, streamFeed: StreamFeed): 
           },
         );
         if (fromScript(c)) return c.body(null, 204);
-        return c.redirect(
-          action === 'move'
-            ? `/mail${q({ account, folder: after.folder, done: 'moved' })}`
-            : messageUrl(account, uid),
-          303,
-        );
+        // Back in the reader, the script would mark the message read again: "Mark unread" leaves it.
+        if (action === 'move' || action === 'unread') {
+          const done = action === 'move' ? 'moved' : 'marked-unread';
+          return c.redirect(`/mail${q({ account, folder: after.folder, done })}`, 303);
+        }
+        return c.redirect(messageUrl(account, uid), 303);
       } catch (error) {
         return refused(c, error, session);
       }

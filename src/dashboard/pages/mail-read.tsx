@@ -9,12 +9,14 @@ import {
   cidReferences,
   hasRemoteImages,
   inlineCidImages,
+  inlineImageType,
   mailBodyCsp,
   mailDocument,
   sanitizeMailHtml,
 } from '../safe-html.js';
 import type { DashContext } from '../session.js';
 import { signedIn } from '../session.js';
+import { DeliveryStatuses } from './mail-delivery.js';
 import { LabelChip, MessageRow, messageUrl, q } from './mail-parts.js';
 
 /** Inline images larger than this together are left out of the document (a link to each remains). */
@@ -136,6 +138,14 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
             {when(email.date)} UTC
           </time>
         </dd>
+        {email.delivery?.length ? (
+          <>
+            <dt>Delivery</dt>
+            <dd>
+              <DeliveryStatuses delivery={email.delivery} />
+            </dd>
+          </>
+        ) : null}
         <dt>Checks</dt>
         <dd>
           <AuthResults results={email.authResults} />
@@ -259,10 +269,11 @@ export function registerMailRead(app: Hono<AppEnv>): void {
       let budget = INLINE_IMAGES_MAX_BYTES;
       for (const cid of cidReferences(body)) {
         const part = email.attachments.find((a) => a.contentId?.replace(/^<|>$/g, '') === cid);
-        if (!part || !part.contentType.startsWith('image/') || part.size > budget) continue;
+        const type = part && inlineImageType(part.contentType);
+        if (!part || !type || part.size > budget) continue;
         const file = await readAttachment(c.var.deps, session.user.id, account, uid, part.id);
         budget -= file.content.length;
-        urls.set(cid, `data:${part.contentType};base64,${file.content.toString('base64')}`);
+        urls.set(cid, `data:${type};base64,${file.content.toString('base64')}`);
       }
       body = inlineCidImages(body, urls);
       c.header('Content-Security-Policy', mailBodyCsp(c.req.query('images') === '1'));

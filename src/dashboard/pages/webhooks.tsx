@@ -6,18 +6,17 @@ import {
   createWebhook,
   deleteWebhook,
   getWebhook,
-  listDeliveries,
   listWebhooks,
   rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
 } from '../../mailbox/events/webhooks.js';
+import { listDeliveries, waitingDeliveries } from '../../mailbox/events/webhook-deliveries.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
-import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
+import { Copyable, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formAll, formOf, signedIn } from '../session.js';
-
-const hookUrl = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
+import { Deliveries, hookUrl, registerWebhookDeliveries } from './webhook-deliveries.js';
 
 const Secret = ({ secret }: { secret: string }) => (
   <section class="panel reveal" aria-labelledby="secret-title">
@@ -122,7 +121,10 @@ async function hookPage(
 ) {
   const deps = c.var.deps;
   const hook = await getWebhook(deps, session.user.id, id);
-  const { deliveries } = await listDeliveries(deps, session.user.id, id, 50);
+  const [{ deliveries }, waiting] = await Promise.all([
+    listDeliveries(deps, session.user.id, id, 50),
+    waitingDeliveries(deps, session.user.id, id),
+  ]);
   const post = (path: string, label: string, primary = false) => (
     <PostButton session={session} action={`${hookUrl(id)}/${path}`} label={label} primary={primary} />
   );
@@ -164,44 +166,7 @@ async function hookPage(
           confirm="Delete this webhook? Its delivery log goes with it."
         />
       </div>
-      <section aria-labelledby="log-title">
-        <h2 id="log-title">Deliveries</h2>
-        {deliveries.length === 0 ? (
-          <p class="empty">Nothing sent yet. “Send a test event” shows what a delivery looks like.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="deliveries cards-sm">
-              <ColumnHeads names={['When', 'Event', 'Answer', 'Time taken', 'Delivery']} />
-              <tbody>
-                {deliveries.map((d) => (
-                  <tr>
-                    <td data-label="When">
-                      <Time iso={d.attempted_at} />
-                    </td>
-                    <td data-label="Event">{d.type}</td>
-                    <td data-label="Answer">
-                      <span class={d.succeeded ? 'verdict verdict-pass' : 'verdict verdict-fail'}>
-                        {d.status_code ?? 'no answer'}
-                      </span>
-                      {d.error ? <div class="error-text small">{d.error}</div> : null}
-                    </td>
-                    <td data-label="Time taken">{d.duration_ms} ms</td>
-                    <td data-label="Delivery">
-                      {d.delivery.status}
-                      {d.delivery.attempts > 1 ? `, ${d.delivery.attempts} attempts` : ''}
-                      {d.delivery.next_attempt_at ? (
-                        <div class="muted small">
-                          next <Time iso={d.delivery.next_attempt_at} />
-                        </div>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <Deliveries hookId={id} waiting={waiting} attempts={deliveries} />
       <section class="panel">
         <h2>Edit</h2>
         <form method="post" action={hookUrl(id)} class="stack">
@@ -228,6 +193,7 @@ async function fieldsOf(c: DashContext) {
 }
 
 export function registerWebhooks(app: Hono<AppEnv>): void {
+  registerWebhookDeliveries(app);
   app.get(
     '/webhooks',
     signedIn((c, session) => listPage(c, session)),

@@ -4,12 +4,12 @@ import {
   createWebhook,
   deleteWebhook,
   getWebhook,
-  listDeliveries,
   listWebhooks,
   rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
 } from '../../mailbox/events/webhooks.js';
+import { listDeliveries } from '../../mailbox/events/webhook-deliveries.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';

@@ -1,7 +1,6 @@
 import { TEST_EVENT_TYPE } from '../../events/dispatcher.js';
 import { generateWebhookSecret } from '../../events/signing.js';
 import { checkWebhookUrl, webhookReach } from '../../events/url-guard.js';
-import type { AttemptListRow } from '../../store/webhook-deliveries.js';
 import type { WebhookPatch, WebhookRow } from '../../store/webhooks.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
 import type { MailboxDeps } from '../deps.js';
@@ -139,63 +138,8 @@ export async function sendTestEvent(deps: MailboxDeps, userId: number, id: strin
   };
 }
 
-export interface AttemptView {
-  id: number;
-  event_id: string;
-  type: string;
-  succeeded: boolean;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  attempted_at: string;
-  delivery: {
-    id: number;
-    status: 'pending' | 'succeeded' | 'failed';
-    attempts: number;
-    next_attempt_at: string | null;
-  };
-}
-
-/** A webhook's delivery attempts, newest first. */
-export async function listDeliveries(
-  deps: MailboxDeps,
-  userId: number,
-  id: string,
-  limit: number,
-  cursor?: string,
-): Promise<{ deliveries: AttemptView[]; nextCursor: string | null }> {
-  const hook = await requireWebhook(deps, userId, id);
-  const before = cursor !== undefined ? decodeCursor(cursor, 'attempt') : undefined;
-  const rows = await deps.store.webhookDeliveries.attempts(hook.id, limit + 1, before);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    deliveries: page.map(attemptView),
-    nextCursor: rows.length > limit && last ? encodeCursor('attempt', last.id) : null,
-  };
-}
-
-function attemptView(row: AttemptListRow): AttemptView {
-  return {
-    id: row.id,
-    event_id: row.event_id,
-    type: row.event_type,
-    succeeded:
-      row.error === null && row.status_code !== null && row.status_code >= 200 && row.status_code < 300,
-    status_code: row.status_code,
-    error: row.error,
-    duration_ms: row.duration_ms,
-    attempted_at: row.attempted_at,
-    delivery: {
-      id: row.delivery_id,
-      status: row.delivery_status,
-      attempts: row.delivery_attempts,
-      next_attempt_at: row.delivery_status === 'pending' ? row.next_attempt_at : null,
-    },
-  };
-}
-
-async function requireWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookRow> {
+/** The caller's webhook, or NotFound (the same answer whether it is someone else's or does not exist). */
+export async function requireWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookRow> {
   const row = await deps.store.webhooks.get(userId, id);
   if (!row) throw notFound(id);
   return row;
