@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -26,6 +27,37 @@ const corsOrigins = z
     (list) => !list.includes('*') || list.length === 1,
     '* stands alone: it already allows every origin',
   );
+
+/** `address` or `address/prefix`, IPv4 or IPv6, as `address/prefix`; undefined when it is neither. */
+function asNetwork(entry: string): string | undefined {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  const bits = family === 4 ? 32 : 128;
+  if (family === 0 || rest.length > 0) return undefined;
+  if (prefix === undefined) return `${address}/${bits}`;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= bits ? `${address}/${Number(prefix)}` : undefined;
+}
+
+/**
+ * Addresses and CIDR networks, IPv4 or IPv6: a comma list (or an array), `none` for none. Each
+ * comes out as `address/prefix`.
+ */
+const networks = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v.trim() === 'none' ? [] : v.split(',')))
+  .transform((list, ctx) => {
+    const out: string[] = [];
+    for (const entry of list.map((n) => n.trim()).filter((n) => n !== '')) {
+      const network = asNetwork(entry);
+      if (network) out.push(network);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(entry)} is not an address or a network (e.g. 127.0.0.0/8, 192.0.2.7, ::1, fd00::/8); none for none`,
+        });
+    }
+    return out;
+  });
 
 /** Every setting: its MAILROOM_* variable, default and meaning (test/docs checks the README lists each one). */
 export const settings = {
@@ -130,6 +162,12 @@ export const settings = {
     schema: positiveInt,
     default: 100_000,
     help: 'messages one IP may send per minute before 421/451',
+  },
+  smtpTrustedNetworks: {
+    env: 'MAILROOM_SMTP_TRUSTED_NETWORKS',
+    schema: networks,
+    default: ['127.0.0.0/8', '::1'] as string[],
+    help: 'SMTP clients not counted against the per-IP connection and rate limits (comma list of addresses and CIDR networks, none for none), as Postfix exempts mynetworks',
   },
   smtpInflightBytes: {
     env: 'MAILROOM_SMTP_INFLIGHT_BYTES',

@@ -19,6 +19,12 @@ export interface DataDirOptions {
 }
 
 export function cliConfig(o: DataDirOptions): Config {
+  // `--database-url "$MAILROOM_DATABASE_URL"` (the start banner's commands) in a shell without it.
+  if (o.databaseUrl === '')
+    throw new CliError(
+      'config_error',
+      '--database-url is empty: is MAILROOM_DATABASE_URL set in this shell?',
+    );
   return loadConfig({
     ...(o.dataDir ? { dataDir: o.dataDir } : {}),
     ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}),

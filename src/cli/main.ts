@@ -5,12 +5,13 @@ import { registerDbCommands } from './db-commands.js';
 import { fail, report } from './errors.js';
 import { registerMcpProxy } from './mcp-proxy.js';
 import { registerServe } from './serve.js';
+import { VERSION } from '../version.js';
 
 const program = new Command();
 program
   .name('mailroom')
   .description('Mail server for software agents: SMTP in, SQLite store, HTTP JSON API')
-  .version('0.1.0')
+  .version(VERSION)
   // Errors end in fail(), which picks the exit code (README, "Exit codes").
   .exitOverride();
 // Usage errors are one line, like every other error (contract 2); help stays one flag away. An

@@ -1,8 +1,8 @@
 import v8 from 'node:v8';
 import type { Command } from 'commander';
-import { publicUrlOf, settings } from '../config.js';
+import { settings } from '../config.js';
 import type { ConfigOverrides } from '../config.js';
-import type { Mailroom } from '../mailroom.js';
+import { announce } from './banner.js';
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -40,7 +40,7 @@ export function registerServe(program: Command): void {
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
-    await announce(mailroom);
+    await announce(mailroom, { flags, env: process.env });
   });
 }
 
@@ -61,61 +61,3 @@ function limitHeapGrowth(percent: number): void {
 
 /** Past the grace, stop() takes under 3 s (mailroom.ts); one more before the process gives up. */
 const STOP_SLACK_S = 4;
-
-/**
- * Words for the person at the terminal, on stderr: stdout carries only the JSON log lines, so
- * a log collector can parse every one of them. The API key appears here once, never in a log line.
- */
-async function announce(mailroom: Mailroom): Promise<void> {
-  const { config } = mailroom;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const base = `http://${host}:${mailroom.http.port}`;
-  const lines = [`Mailroom is running: HTTP ${base}  SMTP ${host}:${mailroom.smtp.port}  docs ${base}/docs`];
-  if (config.outbound === 'sandbox') {
-    lines.push(
-      'Outbound mail is in SANDBOX mode: nothing leaves this machine (MAILROOM_OUTBOUND=relay|direct to send).',
-    );
-  }
-  const boot = mailroom.bootstrap;
-  if (boot) {
-    const key = boot.keyGiven ? '$MAILROOM_BOOTSTRAP_KEY' : boot.apiKey;
-    lines.push(
-      '',
-      `First start: created domain ${boot.domain}, user ${boot.user}, inbox ${boot.inbox}.`,
-      'Open the dashboard with this one-time sign-in link (valid 15 minutes; later: mailroom user passwd):',
-      `  ${boot.signInLink}`,
-      ...(boot.keyGiven
-        ? ['API key: the one given in MAILROOM_BOOTSTRAP_KEY.']
-        : ['API key (shown only now; store it):', `  ${boot.apiKey}`]),
-      '',
-      'List the inbox:',
-      `  curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/emails?account=${boot.inbox}"`,
-      'Send it a test mail (any SMTP client works; this one needs only curl):',
-      `  printf 'From: you@example.com\\r\\nTo: ${boot.inbox}\\r\\nSubject: Hello\\r\\n\\r\\nHi agent!\\r\\n' | curl -s smtp://${host}:${mailroom.smtp.port} --mail-from you@example.com --mail-rcpt ${boot.inbox} -T -`,
-    );
-  } else {
-    lines.push('', ...(await keyHint(mailroom)));
-  }
-  process.stderr.write(`${lines.join('\n')}\n`);
-}
-
-/** A later start shows no key (only its hash is stored): say how to make one. */
-async function keyHint(mailroom: Mailroom): Promise<string[]> {
-  const users = await mailroom.deps.store.users.list();
-  const dir = mailroom.config.dataDir;
-  const dataDir = dir === settings.dataDir.default ? '' : ` --data-dir ${/\s/.test(dir) ? `'${dir}'` : dir}`;
-  if (users.length === 0) {
-    return [
-      'No users yet. Make one, an inbox and an API key:',
-      `  npx mailroom user add NAME${dataDir}`,
-      `  npx mailroom inbox add NAME@${mailroom.config.domain} --user NAME${dataDir}`,
-      `  npx mailroom key create --user NAME${dataDir}`,
-    ];
-  }
-  const user = users.find((u) => u.name === 'default') ?? users[0]!;
-  return [
-    `Dashboard: ${publicUrlOf(mailroom.config, mailroom.http.port)}/  (a password: npx mailroom user passwd ${user.name}${dataDir})`,
-    'API keys are shown only when they are made. A new one (list or revoke: npx mailroom key list):',
-    `  npx mailroom key create --user ${user.name}${dataDir}`,
-  ];
-}

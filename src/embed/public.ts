@@ -30,6 +30,8 @@ export interface MailroomSettings {
   smtpMaxConnections?: number;
   smtpMaxConnectionsPerIp?: number;
   smtpMessagesPerMinutePerIp?: number;
+  /** Addresses and CIDR networks not counted against the per-IP SMTP limits. */
+  smtpTrustedNetworks?: string[];
   smtpInflightBytes?: number;
   smtpCommandTimeout?: number;
   smtpDataTimeout?: number;

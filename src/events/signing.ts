@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { VERSION } from '../version.js';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -31,6 +32,6 @@ export function webhookHeaders(
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signPayload(secret, msgId, timestamp, body),
     'content-type': 'application/json',
-    'user-agent': 'Mailroom-Webhooks/1',
+    'user-agent': `Mailroom-Webhooks/${VERSION}`,
   };
 }

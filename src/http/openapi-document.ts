@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { VERSION } from '../version.js';
 import type { AppEnv } from './context.js';
 
 type Json = Record<string, unknown>;
@@ -55,7 +56,7 @@ function describe(app: OpenAPIHono<AppEnv>, options: DocumentOptions): Json {
     openapi: '3.1.0',
     info: {
       title: options.title,
-      version: '1.0.0',
+      version: VERSION,
       description: options.description,
       license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' },
     },

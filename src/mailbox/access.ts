@@ -7,8 +7,32 @@ import type { MessageRow } from '../store/messages.js';
 /** The caller's inbox named by `account`; 403 alike whether it exists for someone else or not at all. */
 export async function requireInbox(deps: MailboxDeps, userId: number, account: string): Promise<InboxRow> {
   const inbox = await deps.store.inboxes.findByAddress(account.trim());
-  if (!inbox || inbox.user_id !== userId) throw new Forbidden();
+  if (!inbox || inbox.user_id !== userId) throw await notYourInbox(deps, userId, account);
   return inbox;
+}
+
+/** Up to this many of the caller's inboxes are named in a refusal; past it, where to list them. */
+const NAMED_INBOXES = 5;
+
+/**
+ * The 403 for an `account` that is not one of the caller's inboxes (contract 3). It names the
+ * account asked for and what the caller does reach, so a wrong key or a typo shows at once. It is
+ * made of what was asked and the caller's own inboxes only: the same words whether the account
+ * exists for someone else or not at all.
+ */
+export async function notYourInbox(deps: MailboxDeps, userId: number, account: string): Promise<Forbidden> {
+  const asked = account.trim().slice(0, 254);
+  const shown = /^[^\s"\p{C}]+$/u.test(asked) ? asked : JSON.stringify(asked);
+  const yours = (await deps.store.inboxes.list(userId)).map((inbox) => inbox.address);
+  const reach =
+    yours.length === 0
+      ? 'you have no inbox yet'
+      : yours.length === 1
+        ? `your inbox is ${yours[0]}`
+        : yours.length <= NAMED_INBOXES
+          ? `your inboxes are ${yours.slice(0, -1).join(', ')} and ${yours.at(-1)}`
+          : `you have ${yours.length} inboxes (GET /api/v1/accounts, or MCP's list_inboxes, lists them)`;
+  return new Forbidden(`account ${shown} is not one of your inboxes; ${reach}`);
 }
 
 /** Names other clients give a standard folder under another name (source 1: "Spam or Junk"). */
@@ -50,7 +74,7 @@ export async function requireInboxFolder(
   const found = await (started?.account === account && started.folder === name
     ? started.found
     : deps.store.folders.findWithInbox(account.trim(), name));
-  if (!found || found.inbox.user_id !== userId) throw new Forbidden();
+  if (!found || found.inbox.user_id !== userId) throw await notYourInbox(deps, userId, account);
   return { inbox: found.inbox, folder: found.folder ?? (await requireFolder(deps, found.inbox, name)) };
 }
 

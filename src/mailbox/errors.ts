@@ -47,7 +47,7 @@ export class NotFound extends MailroomError {
 }
 
 export class Forbidden extends MailroomError {
-  constructor(message = 'this account is not one of your inboxes') {
+  constructor(message: string) {
     super('forbidden', message);
   }
 }

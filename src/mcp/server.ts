@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../version.js';
 import type { Caller, McpTool } from './tool-kit.js';
 import { toolError } from './tool-kit.js';
 import { readingTools } from './tools-reading.js';
@@ -18,7 +19,7 @@ const INSTRUCTIONS =
 
 function serverFor(caller: Omit<Caller, 'signal'>, httpSignal: AbortSignal): Server {
   const server = new Server(
-    { name: 'mailroom', version: '0.1.0' },
+    { name: 'mailroom', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listings }));

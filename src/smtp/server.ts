@@ -11,6 +11,7 @@ import { resolveRecipient } from './recipient-policy.js';
 import type { Recipient } from './recipient-policy.js';
 import { reply } from './replies.js';
 import { readTlsFiles, tlsReloader } from './tls.js';
+import { trustedNetworks } from './trusted-networks.js';
 
 export interface SmtpOptions {
   deps: MailboxDeps;
@@ -42,7 +43,9 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
   const { deps } = options;
   const { config, log } = deps;
   const perIp = new Map<string, number>();
-  // Only sessions that onConnect let in hold a slot; refused or early-closed ones free none.
+  const trusted = trustedNetworks(config.smtpTrustedNetworks);
+  // Sessions counted against the per-IP limits: those onConnect let in from outside the trusted
+  // networks. Only they hold a slot; refused or early-closed ones free none.
   const counted = new WeakSet<SMTPServerSession>();
   const rateWindows = new Map<string, { start: number; count: number }>();
   const budget = new InflightBudget(config.smtpInflightBytes);
@@ -67,10 +70,12 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     closeTimeout: 10_000,
 
     onConnect(session, callback) {
-      const count = (perIp.get(session.remoteAddress) ?? 0) + 1;
-      if (count > config.smtpMaxConnectionsPerIp) return callback(reply.tooManyConnections());
-      perIp.set(session.remoteAddress, count);
-      counted.add(session);
+      if (!trusted(session.remoteAddress)) {
+        const count = (perIp.get(session.remoteAddress) ?? 0) + 1;
+        if (count > config.smtpMaxConnectionsPerIp) return callback(reply.tooManyConnections());
+        perIp.set(session.remoteAddress, count);
+        counted.add(session);
+      }
       const timeout = reply.commandTimeout().message;
       stateOf(session).commands = commandDeadline(server, session, config.smtpCommandTimeout * 1000, timeout);
       if (!reloadTls) return callback();
@@ -172,7 +177,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
       });
       if (buffer.discarded === 'too-large') throw reply.tooLarge(config.maxMessageBytes);
       if (buffer.discarded === 'over-budget') throw reply.inflightFull();
-      if (overRate(session.remoteAddress)) throw reply.rateLimited();
+      if (counted.has(session) && overRate(session.remoteAddress)) throw reply.rateLimited();
       const inboxes = [...state.inboxes.values()];
       if (inboxes.length === 0) throw reply.noRecipients();
       return await deliver(deps, session, buffer.result(), inboxes, options.authResolver);

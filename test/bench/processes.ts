@@ -74,8 +74,6 @@ export async function startMailroom(
       MAILROOM_VERIFY_AUTH: 'false',
       MAILROOM_LOG_LEVEL: 'warn',
       MAILROOM_RATE_LIMIT: '100000000',
-      // The load client opens all its connections from 127.0.0.1.
-      MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP: '200',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -30,7 +30,6 @@ const child = spawn(process.execPath, [path.join(root, 'bin/mailroom.js'), 'serv
     MAILROOM_HTTP_PORT: '0',
     MAILROOM_VERIFY_AUTH: 'false',
     MAILROOM_LOG_LEVEL: 'warn',
-    MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP: String(sessions + 5),
   },
   stdio: ['ignore', 'inherit', 'pipe'],
 });

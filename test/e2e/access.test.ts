@@ -50,12 +50,13 @@ describe("one user's key against another user's inbox", () => {
     }
   });
 
-  it('gives the same answer for an inbox that does not exist', async () => {
+  it('gives the same answer for an inbox that does not exist, but for the account it names', async () => {
     const ghost = `ghost@${server.inbox.split('@')[1]}`;
     for (const path of readRoutes()) {
       const res = await server.api(path.replace(server.inbox, ghost), { key: mallory.key });
       expect(res.status, path).toBe(403);
-      expect(res.json.error.message).toBe((await server.api(path, { key: mallory.key })).json.error.message);
+      const real = (await server.api(path, { key: mallory.key })).json.error.message as string;
+      expect(res.json.error.message).toBe(real.replace(server.inbox, ghost));
     }
   });
 

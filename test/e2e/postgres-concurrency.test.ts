@@ -11,7 +11,6 @@ describe('concurrent writes on PostgreSQL', () => {
   beforeAll(async () => {
     server = await startServer({
       databaseUrl: await (await testPostgres()).createDatabase(),
-      smtpMaxConnectionsPerIp: 100,
     });
   });
   afterAll(async () => server?.stop());

@@ -70,7 +70,6 @@ describe('round trips on PostgreSQL', () => {
   beforeAll(async () => {
     server = await startServer({
       databaseUrl: await (await testPostgres()).createDatabase(),
-      smtpMaxConnectionsPerIp: 100,
       // The group commit on this thread, where the statements are counted (the ingest thread,
       // the default, runs the same store code on its own connection).
       ingestThread: false,

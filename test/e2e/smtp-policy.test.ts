@@ -137,7 +137,12 @@ describe('inbound SMTP recipient policy', () => {
 describe('inbound SMTP limits', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ smtpMaxConnectionsPerIp: 2, smtpMessagesPerMinutePerIp: 3 });
+    // The client is 127.0.0.1: trusted unless the list leaves it out.
+    server = await startServer({
+      smtpMaxConnectionsPerIp: 2,
+      smtpMessagesPerMinutePerIp: 3,
+      smtpTrustedNetworks: [],
+    });
   });
   afterAll(async () => server.stop());
 

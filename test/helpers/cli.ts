@@ -18,6 +18,25 @@ export function mailroom(args: string[], env: Record<string, string>, input = ''
   return runSource('src/cli/main.ts', args, env, input);
 }
 
+/**
+ * A command line as a person pastes it into a terminal: bash runs it as written (quotes,
+ * `$VARIABLES`, `VAR=value` prefixes), `npx mailroom` standing for the command compiled from the
+ * current sources. Only PATH and `env` are in its environment.
+ */
+export async function runAsPasted(line: string, env: Record<string, string>): Promise<CliResult> {
+  const cli = [process.execPath, await compiled('src/cli/main.ts')].map((p) => JSON.stringify(p)).join(' ');
+  const npx = `npx() { if [ "$1" = mailroom ]; then shift; ${cli} "$@"; else command npx "$@"; fi; }`;
+  // --norc: bash reads ~/.bashrc when its stdin is a socket (see test/docs/readme.test.ts).
+  return run('bash', ['--norc', '-c', `${npx}\n${line}`], env);
+}
+
+/** The line of a start banner that runs `npx mailroom <command> ...`, as printed (without its indent). */
+export function printedCommand(banner: string, command: string): string {
+  const line = banner.split('\n').find((l) => l.startsWith('  ') && l.includes(`npx mailroom ${command} `));
+  if (!line) throw new Error(`no "npx mailroom ${command}" line in the banner:\n${banner}`);
+  return line.trim();
+}
+
 /** The Docker HEALTHCHECK script (bin/healthcheck.js runs the same module from dist/). */
 export function healthcheck(env: Record<string, string>): Promise<CliResult> {
   return runSource('src/cli/healthcheck.ts', [], env);
@@ -29,11 +48,14 @@ async function runSource(
   env: Record<string, string>,
   input = '',
 ): Promise<CliResult> {
-  const entry = await compiled(file);
+  return run(process.execPath, [await compiled(file), ...args], env, input);
+}
+
+function run(command: string, args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
-      process.execPath,
-      [entry, ...args],
+      command,
+      args,
       { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -18,11 +18,11 @@ export interface ServeProcess {
 
 /**
  * `mailroom serve` as its own process, compiled from the current sources like the CLI tests, with only
- * PATH and `env` in its environment. Resolves once its `mailroom started` log line and its
- * banner are out.
+ * PATH and `env` in its environment and `flags` on its command line. Resolves once its `mailroom
+ * started` log line and its banner are out.
  */
-export async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [await compiled('src/cli/main.ts'), 'serve'], {
+export async function spawnServe(env: Record<string, string>, flags: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [await compiled('src/cli/main.ts'), 'serve', ...flags], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

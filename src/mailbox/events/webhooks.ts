@@ -2,9 +2,10 @@ import { TEST_EVENT_TYPE } from '../../events/dispatcher.js';
 import { generateWebhookSecret } from '../../events/signing.js';
 import { checkWebhookUrl, webhookReach } from '../../events/url-guard.js';
 import type { WebhookPatch, WebhookRow } from '../../store/webhooks.js';
+import { requireInbox } from '../access.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
 import type { MailboxDeps } from '../deps.js';
-import { Forbidden, NotFound, ValidationFailed } from '../errors.js';
+import { NotFound, ValidationFailed } from '../errors.js';
 
 /** The event kinds a webhook can subscribe to (contract 7). */
 export const EVENT_KINDS = ['email.received', 'email.sent', 'email.bounced'] as const;
@@ -167,11 +168,7 @@ async function inboxIdsOf(
 ): Promise<number[] | null> {
   if (accounts === null) return null;
   const ids: number[] = [];
-  for (const address of accounts) {
-    const inbox = await deps.store.inboxes.findByAddress(address.trim());
-    if (!inbox || inbox.user_id !== userId) throw new Forbidden(`${address} is not one of your inboxes`);
-    ids.push(inbox.id);
-  }
+  for (const address of accounts) ids.push((await requireInbox(deps, userId, address)).id);
   return [...new Set(ids)];
 }
 
