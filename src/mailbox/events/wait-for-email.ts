@@ -1,6 +1,6 @@
 import type { EventRow } from '../../store/events.js';
-import { requireInbox } from '../access.js';
-import { Forbidden, MailroomError, Unavailable } from '../errors.js';
+import { notYourInbox, requireInbox } from '../access.js';
+import { MailroomError, Unavailable } from '../errors.js';
 import type { MailboxDeps } from '../deps.js';
 import type { EmailView } from '../reading/email-view.js';
 import type { ListQuery } from '../reading/read.js';
@@ -35,6 +35,8 @@ interface KeyHold {
   keyId: string;
   userId: number;
   inboxId: number;
+  /** The address the wait named: what a refusal for a lost inbox names. */
+  account: string;
 }
 
 interface Waiter {
@@ -106,7 +108,7 @@ export class EmailWaiters {
           // A last look at the timeout: mail filed by another process raises no bus notice here.
           const last = await listEmails(deps, userId, query);
           if (last.emails.length > 0 && keyId !== undefined) {
-            const refused = await this.refusal({ keyId, userId, inboxId });
+            const refused = await this.refusal({ keyId, userId, inboxId, account: query.account });
             if (refused) throw refused;
           }
           return last;
@@ -217,7 +219,12 @@ export class EmailWaiters {
       if (keyId !== undefined && !refusals.has(keyId))
         refusals.set(
           keyId,
-          await this.refusalOrError({ keyId, userId: group.userId, inboxId: group.inboxId }),
+          await this.refusalOrError({
+            keyId,
+            userId: group.userId,
+            inboxId: group.inboxId,
+            account: group.query.account,
+          }),
         );
       waiter.settle((keyId !== undefined ? refusals.get(keyId) : null) ?? page);
     }
@@ -246,7 +253,10 @@ export class EmailWaiters {
           if (!entry)
             held.set(
               id,
-              (entry = { holder: { keyId: waiter.keyId, userId: group.userId, inboxId }, waiters: [] }),
+              (entry = {
+                holder: { keyId: waiter.keyId, userId: group.userId, inboxId, account: group.query.account },
+                waiters: [],
+              }),
             );
           entry.waiters.push(waiter);
         }
@@ -262,7 +272,7 @@ export class EmailWaiters {
   private async refusal(holder: KeyHold): Promise<MailroomError | null> {
     const lost = await lostAccess(this.deps, holder);
     if (lost === null) return null;
-    if (lost === 'inbox') return new Forbidden();
+    if (lost === 'inbox') return notYourInbox(this.deps, holder.userId, holder.account);
     return new MailroomError('unauthorized', 'this API key was revoked while it waited for mail');
   }
 
