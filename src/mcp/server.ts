@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller, McpTool } from './tool-kit.js';
-import { toolError } from './tool-kit.js';
+import { toolError } from './tool-error.js';
 import { readingTools } from './tools-reading.js';
 import { writingTools } from './tools-writing.js';
 

@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { zodDetails } from '../http/errors.js';
+import { requestErrorMap, validationMessage, zodDetails } from '../contract/validation-messages.js';
 import type { ErrorDetail } from '../mailbox/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
+import { toolError } from './tool-error.js';
 
 /** Who is calling: the API key's user, as the HTTP door's authentication found it. */
 export interface Caller {
@@ -56,15 +57,17 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
       const rest: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(args)) (ownKeys.has(key) ? own : rest)[key] = value;
       const details: ErrorDetail[] = [];
-      const parsed = await params.safeParseAsync(definition.body ? own : args);
+      // The HTTP API's words for the same mistakes, without its "(in the JSON body)".
+      const wording = { error: requestErrorMap() };
+      const parsed = await params.safeParseAsync(definition.body ? own : args, wording);
       if (!parsed.success) details.push(...zodDetails(parsed.error));
       let body: unknown;
       if (definition.body) {
-        const result = await definition.body.safeParseAsync(rest);
+        const result = await definition.body.safeParseAsync(rest, wording);
         if (result.success) body = result.data;
         else details.push(...zodDetails(result.error));
       }
-      if (details.length > 0) return toolError('validation_error', messageOf(details), details);
+      if (details.length > 0) return toolError('validation_error', validationMessage(details), details);
       try {
         const data = await definition.run(caller, parsed.data!, body as never);
         return isToolResult(data) ? data : toolResult(data);
@@ -96,12 +99,6 @@ function inputSchemaOf(params: z.ZodObject, body: z.ZodType | undefined): Tool['
   };
 }
 
-function messageOf(details: ErrorDetail[]): string {
-  const [first] = details;
-  const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
-  return first ? `${first.path}: ${first.message}${more}` : 'invalid arguments';
-}
-
 function isToolResult(value: unknown): value is CallToolResult {
   return (
     typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content)
@@ -115,10 +112,4 @@ export function toolResult(data: unknown): CallToolResult {
     unknown
   >;
   return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: structured };
-}
-
-/** An MCP tool error carrying the contract's code (section 3) and what to fix. */
-export function toolError(code: string, message: string, details?: ErrorDetail[]): CallToolResult {
-  const error = { code, message, ...(details ? { details } : {}) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
 }
