@@ -19,15 +19,31 @@ export interface Caller {
 type Shape = Record<string, z.ZodType>;
 
 /**
+ * Every hint said, none left to a client's default (an unsaid openWorldHint means true, an
+ * unsaid destructiveHint too): what the tool does to the inbox and whether it reaches the world.
+ */
+export type Hints = Required<
+  Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>
+> & { title: string };
+
+/** Words for a tool's inputs, by name: its own params' and its reused body's. */
+type FieldWords<P extends Shape, B> = {
+  [K in (keyof P | (B extends z.ZodType ? keyof z.input<B> : never)) & string]?: string;
+};
+
+/**
  * A tool: `params` are its own fields (which email, which inbox); `body`, when given, is the HTTP
  * API's request body schema, reused as is for the remaining fields. Both are checked before `run`.
+ * Every input is described, in `fields` or by its schema's `.describe()`: the API's schemas carry
+ * their words as OpenAPI metadata, which a JSON Schema does not show.
  */
 export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined> {
   name: string;
   description: string;
-  annotations: ToolAnnotations;
+  annotations: Hints;
   params: P;
   body?: B;
+  fields?: FieldWords<P, B>;
   run(
     caller: Caller,
     params: z.output<z.ZodObject<P>>,
@@ -50,7 +66,7 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
       name: definition.name,
       description: definition.description,
       annotations: definition.annotations,
-      inputSchema: inputSchemaOf(params, definition.body),
+      inputSchema: inputSchemaOf(definition.name, params, definition.body, definition.fields ?? {}),
     },
     async call(caller, args) {
       const own: Record<string, unknown> = {};
@@ -81,20 +97,33 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
   };
 }
 
-/** One JSON Schema for the tool's own fields and the reused body's, as a client sees them. */
-function inputSchemaOf(params: z.ZodObject, body: z.ZodType | undefined): Tool['inputSchema'] {
+/**
+ * One JSON Schema for the tool's own fields and the reused body's, as a client sees them, each
+ * property with its description. A property left undescribed is a mistake in the tool's
+ * definition, refused when the tools are first loaded.
+ */
+function inputSchemaOf(
+  tool: string,
+  params: z.ZodObject,
+  body: z.ZodType | undefined,
+  words: Partial<Record<string, string>>,
+): Tool['inputSchema'] {
   const jsonOf = (schema: z.ZodType) =>
     z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
-      properties?: Record<string, object>;
+      properties?: Record<string, { description?: string }>;
       required?: string[];
-      description?: string;
     };
   const own = jsonOf(params);
   const other = body ? jsonOf(body) : {};
   const required = [...new Set([...(own.required ?? []), ...(other.required ?? [])])];
+  const properties = Object.entries({ ...other.properties, ...own.properties }).map(([name, property]) => {
+    const description = words[name] ?? property.description;
+    if (!description) throw new Error(`MCP tool ${tool}: input ${name} has no description`);
+    return [name, { ...property, description }] as const;
+  });
   return {
     type: 'object',
-    properties: { ...other.properties, ...own.properties },
+    properties: Object.fromEntries(properties),
     ...(required.length > 0 ? { required } : {}),
   };
 }

@@ -1,10 +1,59 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../../src/mailbox/operations/admin.js';
-import { callError, connect } from '../helpers/mcp.js';
+import { call, callError, connect } from '../helpers/mcp.js';
 import type { ToolErrorBody } from '../helpers/mcp.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+
+type Effect = Required<
+  Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>
+>;
+const effect = (
+  readOnly: boolean,
+  destructive: boolean,
+  idempotent: boolean,
+  openWorld: boolean,
+): Effect => ({
+  readOnlyHint: readOnly,
+  destructiveHint: destructive,
+  idempotentHint: idempotent,
+  openWorldHint: openWorld,
+});
+
+/** Changes nothing; a repeat does nothing more; stays inside the server. */
+const READS = effect(true, false, true, false);
+/** Mail to the world: adds a message, loses nothing, and a repeat sends again. */
+const SENDS = effect(false, false, false, true);
+
+/**
+ * What each tool does, in MCP's terms: destructive when something can be lost for good (a
+ * deletion, a draft's text replaced), idempotent when a second identical call has no further
+ * effect (a second send_draft or delete_draft finds no draft; a second create_label meets the
+ * name taken), open-world when it reaches people outside the server (sending mail).
+ */
+const EFFECTS: Record<string, Effect> = {
+  list_inboxes: READS,
+  list_emails: READS,
+  read_email: READS,
+  wait_for_email: READS,
+  list_threads: READS,
+  read_thread: READS,
+  get_attachment: READS,
+  list_labels: READS,
+  send_email: SENDS,
+  reply_to_email: SENDS,
+  forward_email: SENDS,
+  send_draft: { ...SENDS, idempotentHint: true },
+  update_email: effect(false, false, true, false),
+  delete_email: effect(false, true, false, false),
+  create_draft: effect(false, false, false, false),
+  update_draft: effect(false, true, true, false),
+  delete_draft: effect(false, true, true, false),
+  create_label: effect(false, false, true, false),
+  label_email: effect(false, false, true, false),
+};
 
 /** The HTTP error with the place it names dropped: a tool has only its arguments to look in. */
 function withoutPlace(error: ToolErrorBody): ToolErrorBody {
@@ -29,6 +78,51 @@ describe(
     afterAll(async () => {
       await client.close();
       await server.stop();
+    });
+
+    it('describes every input property of every tool', async () => {
+      const { tools } = await client.listTools();
+      const undescribed = tools.flatMap((tool) =>
+        Object.entries(tool.inputSchema.properties ?? {}).flatMap(([name, property]) => {
+          const description = (property as { description?: unknown }).description;
+          return typeof description === 'string' && description.trim() !== '' ? [] : [`${tool.name}.${name}`];
+        }),
+      );
+      expect(undescribed).toEqual([]);
+      const account = tools.find((tool) => tool.name === 'read_email')!.inputSchema.properties!.account;
+      expect((account as { description: string }).description).toMatch(/list_inboxes/);
+    });
+
+    it('gives every tool all four hints, true to what it does', async () => {
+      const { tools } = await client.listTools();
+      const said = Object.fromEntries(
+        tools.map((tool) => {
+          const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations ?? {};
+          return [tool.name, { readOnlyHint, destructiveHint, idempotentHint, openWorldHint }];
+        }),
+      );
+      expect(said).toEqual(EFFECTS);
+    });
+
+    it('a second send_draft or delete_draft of the same draft does nothing more', async () => {
+      const bob = await server.addUser('bob-hints', 'bob-hints');
+      const { draft } = await call(client, 'create_draft', {
+        account: server.inbox,
+        to: bob.inbox,
+        subject: 'Sent once',
+        text: 'once',
+      });
+      await call(client, 'send_draft', { account: server.inbox, uid: draft.uid });
+      expect((await callError(client, 'send_draft', { account: server.inbox, uid: draft.uid })).code).toBe(
+        'not_found',
+      );
+      const received = await server.api(`/emails?account=${bob.inbox}`, { key: bob.key });
+      expect(received.json.data.emails.map((e: { subject: string }) => e.subject)).toEqual(['Sent once']);
+
+      const scrap = await call(client, 'create_draft', { account: server.inbox, subject: 'Scrap' });
+      await call(client, 'delete_draft', { account: server.inbox, uid: scrap.draft.uid });
+      const again = await callError(client, 'delete_draft', { account: server.inbox, uid: scrap.draft.uid });
+      expect(again.code).toBe('not_found');
     });
 
     it('words a bad send the same through send_email as through POST /emails/send', async () => {
