@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
+import { validationMessage, zodDetails } from '../contract/validation-messages.js';
 import type { ErrorCode, ErrorDetail } from '../mailbox/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 
@@ -45,36 +46,13 @@ export function sendError(c: Context, code: HttpErrorCode, message: string, deta
   return c.json(errorBody(code, message, details), STATUS[code]);
 }
 
-export function zodDetails(error: ZodError, prefix = ''): ErrorDetail[] {
-  const pathOf = (segments: PropertyKey[]) =>
-    [prefix, ...segments.map(String)].filter(Boolean).join('.') || prefix || '(body)';
-  return error.issues.flatMap((issue) => {
-    // One detail per unknown field, its line of the message (see requestErrorMap).
-    if (issue.code === 'unrecognized_keys') {
-      const lines = issue.message.split('\n');
-      return issue.keys.map((key, i) => ({
-        path: pathOf([...issue.path, key]),
-        message: lines.length === issue.keys.length ? lines[i]! : `unknown field ${JSON.stringify(key)}`,
-      }));
-    }
-    return [{ path: pathOf(issue.path), message: issue.message }];
-  });
-}
-
 export function sendValidationError(c: Context, error: ZodError, prefix = '') {
   return sendValidationDetails(c, zodDetails(error, prefix));
 }
 
 /** One 400 for every problem of a request; the message names the first and counts the rest. */
 export function sendValidationDetails(c: Context, details: ErrorDetail[]) {
-  const first = details[0];
-  const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
-  return sendError(
-    c,
-    'validation_error',
-    first ? `${first.path}: ${first.message}${more}` : 'invalid request',
-    details,
-  );
+  return sendError(c, 'validation_error', validationMessage(details), details);
 }
 
 export function handleError(error: unknown, c: Context) {

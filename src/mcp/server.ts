@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../version.js';
 import type { Caller, McpTool } from './tool-kit.js';
-import { toolError } from './tool-kit.js';
+import { toolError } from './tool-error.js';
 import { readingTools } from './tools-reading.js';
 import { writingTools } from './tools-writing.js';
 

@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { zodDetails } from '../http/errors.js';
+import { requestErrorMap, validationMessage, zodDetails } from '../contract/validation-messages.js';
 import type { ErrorDetail } from '../mailbox/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
+import { toolError } from './tool-error.js';
 
 /** Who is calling: the API key's user, as the HTTP door's authentication found it. */
 export interface Caller {
@@ -20,15 +21,31 @@ export interface Caller {
 type Shape = Record<string, z.ZodType>;
 
 /**
+ * Every hint said, none left to a client's default (an unsaid openWorldHint means true, an
+ * unsaid destructiveHint too): what the tool does to the inbox and whether it reaches the world.
+ */
+export type Hints = Required<
+  Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>
+> & { title: string };
+
+/** Words for a tool's inputs, by name: its own params' and its reused body's. */
+type FieldWords<P extends Shape, B> = {
+  [K in (keyof P | (B extends z.ZodType ? keyof z.input<B> : never)) & string]?: string;
+};
+
+/**
  * A tool: `params` are its own fields (which email, which inbox); `body`, when given, is the HTTP
  * API's request body schema, reused as is for the remaining fields. Both are checked before `run`.
+ * Every input is described, in `fields` or by its schema's `.describe()`: the API's schemas carry
+ * their words as OpenAPI metadata, which a JSON Schema does not show.
  */
 export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined> {
   name: string;
   description: string;
-  annotations: ToolAnnotations;
+  annotations: Hints;
   params: P;
   body?: B;
+  fields?: FieldWords<P, B>;
   run(
     caller: Caller,
     params: z.output<z.ZodObject<P>>,
@@ -51,22 +68,24 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
       name: definition.name,
       description: definition.description,
       annotations: definition.annotations,
-      inputSchema: inputSchemaOf(params, definition.body),
+      inputSchema: inputSchemaOf(definition.name, params, definition.body, definition.fields ?? {}),
     },
     async call(caller, args) {
       const own: Record<string, unknown> = {};
       const rest: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(args)) (ownKeys.has(key) ? own : rest)[key] = value;
       const details: ErrorDetail[] = [];
-      const parsed = await params.safeParseAsync(definition.body ? own : args);
+      // The HTTP API's words for the same mistakes, without its "(in the JSON body)".
+      const wording = { error: requestErrorMap() };
+      const parsed = await params.safeParseAsync(definition.body ? own : args, wording);
       if (!parsed.success) details.push(...zodDetails(parsed.error));
       let body: unknown;
       if (definition.body) {
-        const result = await definition.body.safeParseAsync(rest);
+        const result = await definition.body.safeParseAsync(rest, wording);
         if (result.success) body = result.data;
         else details.push(...zodDetails(result.error));
       }
-      if (details.length > 0) return toolError('validation_error', messageOf(details), details);
+      if (details.length > 0) return toolError('validation_error', validationMessage(details), details);
       try {
         const data = await definition.run(caller, parsed.data!, body as never);
         return isToolResult(data) ? data : toolResult(data);
@@ -80,28 +99,35 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
   };
 }
 
-/** One JSON Schema for the tool's own fields and the reused body's, as a client sees them. */
-function inputSchemaOf(params: z.ZodObject, body: z.ZodType | undefined): Tool['inputSchema'] {
+/**
+ * One JSON Schema for the tool's own fields and the reused body's, as a client sees them, each
+ * property with its description. A property left undescribed is a mistake in the tool's
+ * definition, refused when the tools are first loaded.
+ */
+function inputSchemaOf(
+  tool: string,
+  params: z.ZodObject,
+  body: z.ZodType | undefined,
+  words: Partial<Record<string, string>>,
+): Tool['inputSchema'] {
   const jsonOf = (schema: z.ZodType) =>
     z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
-      properties?: Record<string, object>;
+      properties?: Record<string, { description?: string }>;
       required?: string[];
-      description?: string;
     };
   const own = jsonOf(params);
   const other = body ? jsonOf(body) : {};
   const required = [...new Set([...(own.required ?? []), ...(other.required ?? [])])];
+  const properties = Object.entries({ ...other.properties, ...own.properties }).map(([name, property]) => {
+    const description = words[name] ?? property.description;
+    if (!description) throw new Error(`MCP tool ${tool}: input ${name} has no description`);
+    return [name, { ...property, description }] as const;
+  });
   return {
     type: 'object',
-    properties: { ...other.properties, ...own.properties },
+    properties: Object.fromEntries(properties),
     ...(required.length > 0 ? { required } : {}),
   };
-}
-
-function messageOf(details: ErrorDetail[]): string {
-  const [first] = details;
-  const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
-  return first ? `${first.path}: ${first.message}${more}` : 'invalid arguments';
 }
 
 function isToolResult(value: unknown): value is CallToolResult {
@@ -117,10 +143,4 @@ export function toolResult(data: unknown): CallToolResult {
     unknown
   >;
   return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: structured };
-}
-
-/** An MCP tool error carrying the contract's code (section 3) and what to fix. */
-export function toolError(code: string, message: string, details?: ErrorDetail[]): CallToolResult {
-  const error = { code, message, ...(details ? { details } : {}) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
 }

@@ -1,22 +1,20 @@
 import { z } from '@hono/zod-openapi';
-import { account, isoDateQuery } from '../http/schemas/common.js';
+import { isoDateQuery } from '../http/schemas/common.js';
 import { ListEmailsQuery } from '../http/schemas/emails.js';
 import { listAccounts } from '../mailbox/reading/accounts.js';
 import { listEmails, listThreads, readAttachment, readEmail, readThread } from '../mailbox/reading/read.js';
 import { WAIT_MAX_SECONDS, waitForEmails } from '../mailbox/events/wait-for-email.js';
-import type { McpTool } from './tool-kit.js';
+import { cursor, inbox, inFolder, limit, LIST_FILTERS, uid } from './field-descriptions.js';
+import type { Hints, McpTool } from './tool-kit.js';
 import { defineTool } from './tool-kit.js';
 
-export const uid = z.number().int().positive().describe('the email uid (from list_emails or a wait)');
-export const inFolder = z
-  .string()
-  .min(1)
-  .optional()
-  .describe('the folder the email is in; by uid alone (or INBOX for read_email) when omitted');
-const limit = z.number().int().min(1).max(100).optional().describe('page size, default 20');
-const cursor = z.string().optional().describe('nextCursor of the previous page');
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Reads change nothing, so a repeat has no further effect; they stay inside this server. */
+const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} satisfies Omit<Hints, 'title'>;
 
 /** Attachments up to this size come back inline; larger ones as a link to the HTTP API. */
 export const INLINE_ATTACHMENT_BYTES = 256 * 1024;
@@ -25,9 +23,11 @@ export const INLINE_ATTACHMENT_BYTES = 256 * 1024;
 const { wait: _wait, ...listFilters } = ListEmailsQuery.shape;
 const listShape = {
   ...listFilters,
+  account: inbox,
   limit,
+  cursor,
   unread: z.boolean().optional().describe('only unread (true) or only read (false) mail'),
-  hasAttachments: z.boolean().optional(),
+  hasAttachments: z.boolean().optional().describe('only mail with (true) or without (false) attachments'),
 };
 
 export const readingTools: McpTool[] = [
@@ -46,6 +46,7 @@ export const readingTools: McpTool[] = [
       'read_email gives the whole.',
     annotations: { title: 'List emails', ...READ_ONLY },
     params: listShape,
+    fields: LIST_FILTERS,
     run: ({ deps, userId }, query) => listEmails(deps, userId, { ...query, limit: query.limit ?? 20 }),
   }),
   defineTool({
@@ -53,7 +54,7 @@ export const readingTools: McpTool[] = [
     description:
       'One email with its full text and html (and extractedText/extractedHtml). Reading does not mark it read.',
     annotations: { title: 'Read an email', ...READ_ONLY },
-    params: { account, uid, folder: inFolder },
+    params: { account: inbox, uid, folder: inFolder },
     run: async ({ deps, userId }, p) => ({
       email: await readEmail(deps, userId, p.account, p.uid, p.folder ?? 'INBOX'),
     }),
@@ -65,9 +66,9 @@ export const readingTools: McpTool[] = [
       'one arrives, else email: null (with ended) after timeout seconds. To wait only for mail still to come, ' +
       'give since (e.g. the time you triggered it) or filters that only that mail matches. The same wait as ' +
       'GET /emails?wait= and the embedded and client waitForEmail.',
-    annotations: { title: 'Wait for an email', ...READ_ONLY, idempotentHint: false },
+    annotations: { title: 'Wait for an email', ...READ_ONLY },
     params: {
-      account,
+      account: inbox,
       folder: listFilters.folder,
       from: listFilters.from,
       subject: listFilters.subject,
@@ -79,6 +80,7 @@ export const readingTools: McpTool[] = [
         ),
       timeout: z.number().int().min(1).max(WAIT_MAX_SECONDS).optional().describe('seconds, default 60'),
     },
+    fields: { ...LIST_FILTERS, folder: 'the folder to watch (INBOX when omitted)' },
     run: async ({ deps, userId, keyId, signal }, { timeout, ...filters }) => {
       const options = { timeoutMs: (timeout ?? 60) * 1000, signal };
       const { emails, end } = await waitForEmails(deps, { userId, keyId }, { ...filters, limit: 1 }, options);
@@ -89,14 +91,21 @@ export const readingTools: McpTool[] = [
     name: 'list_threads',
     description: 'Conversations of an inbox, most recent activity first.',
     annotations: { title: 'List threads', ...READ_ONLY },
-    params: { account, limit, cursor },
+    params: { account: inbox, limit, cursor },
     run: ({ deps, userId }, p) => listThreads(deps, userId, p.account, p.limit ?? 20, p.cursor),
   }),
   defineTool({
     name: 'read_thread',
     description: 'One conversation: its emails oldest first, across folders.',
     annotations: { title: 'Read a thread', ...READ_ONLY },
-    params: { account, threadId: z.string().min(1).max(100) },
+    params: {
+      account: inbox,
+      threadId: z
+        .string()
+        .min(1)
+        .max(100)
+        .describe('the conversation: threadId of an email or of list_threads'),
+    },
     run: ({ deps, userId }, p) => readThread(deps, userId, p.account, p.threadId),
   }),
   defineTool({
@@ -105,7 +114,16 @@ export const readingTools: McpTool[] = [
       `An attachment of an email (ids are in the email's attachments). Up to ${INLINE_ATTACHMENT_BYTES / 1024} KB ` +
       'it comes inline as an embedded resource; larger ones as a link to the HTTP API (Bearer key needed).',
     annotations: { title: 'Get an attachment', ...READ_ONLY },
-    params: { account, uid, attachmentId: z.string().min(1).max(64), folder: inFolder },
+    params: {
+      account: inbox,
+      uid,
+      attachmentId: z
+        .string()
+        .min(1)
+        .max(64)
+        .describe('the id of the attachment, from the attachments of the email'),
+      folder: inFolder,
+    },
     run: async ({ deps, userId, apiBase }, p) => {
       const found = await readAttachment(deps, userId, p.account, p.uid, p.attachmentId, p.folder);
       const query = `account=${encodeURIComponent(p.account)}`;

@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { account } from '../http/schemas/common.js';
 import { CreateLabelBody } from '../http/schemas/labels.js';
 import { ApplyLabelsBody, UpdateEmailBody } from '../http/schemas/organise.js';
 import { CreateDraftBody, ForwardBody, ReplyBody, SendBody, UpdateDraftBody } from '../http/schemas/send.js';
@@ -8,13 +7,37 @@ import { applyLabels, createLabel, listLabels } from '../mailbox/organising/labe
 import { deleteEmail, updateEmail } from '../mailbox/organising/organise.js';
 import { forwardEmail, replyToEmail } from '../mailbox/sending/reply-forward.js';
 import { sendEmail } from '../mailbox/sending/send.js';
-import type { McpTool } from './tool-kit.js';
+import {
+  ADDED_TO_ANSWER,
+  ADDRESSES,
+  cursor,
+  inbox,
+  inFolder,
+  limit,
+  MESSAGE_FIELDS,
+  uid,
+} from './field-descriptions.js';
+import type { Hints, McpTool } from './tool-kit.js';
 import { defineTool } from './tool-kit.js';
-import { inFolder, uid } from './tools-reading.js';
 
-/** Sends mail to the world: not read-only, not undoable, and a retry sends again. */
-const SENDS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
-const CHANGES = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+/**
+ * Sends mail to the world: it adds a message and loses nothing, and a retry sends it again.
+ * The others change your own mailbox (on an IMAP server of yours, for a connected inbox) and
+ * reach no one else; each says whether it can lose something and whether a repeat does more.
+ */
+const SENDS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+} satisfies Omit<Hints, 'title'>;
+const CHANGES = { readOnlyHint: false, openWorldHint: false } as const;
+
+/** A draft's fields: those given replace, the others stay. */
+const DRAFT_FIELDS = {
+  ...MESSAGE_FIELDS,
+  inReplyTo: 'the uid of the email this draft answers, to thread it (null: none)',
+};
 
 export const writingTools: McpTool[] = [
   defineTool({
@@ -25,6 +48,13 @@ export const writingTools: McpTool[] = [
     annotations: { title: 'Send an email', ...SENDS },
     params: {},
     body: SendBody,
+    fields: {
+      ...MESSAGE_FIELDS,
+      from: 'the inbox to send from, one of your addresses (list_inboxes); "Name <address>" sets the name shown',
+      replyTo: `where replies should go: ${ADDRESSES}`,
+      headers:
+        'extra headers, e.g. {"X-Ticket": "42"}; not those Mailroom writes itself (From, To, Subject...)',
+    },
     run: ({ deps, userId }, _p, body) => sendEmail(deps, userId, body),
   }),
   defineTool({
@@ -33,25 +63,43 @@ export const writingTools: McpTool[] = [
       'Replies to an email (replyAll for everyone), threading it and quoting the original unless ' +
       'includeOriginal is false. Needs text or html.',
     annotations: { title: 'Reply to an email', ...SENDS },
-    params: { account, uid, folder: inFolder },
+    params: { account: inbox, uid, folder: inFolder },
     body: ReplyBody,
+    fields: {
+      ...ADDED_TO_ANSWER,
+      text: 'the reply in plain text (text or html is needed)',
+      html: 'the reply in HTML (text or html is needed)',
+      replyAll: 'true: to the sender and every other recipient; false (default): to the sender only',
+      includeOriginal: 'quote the email below the reply (default true)',
+    },
     run: ({ deps, userId }, source, body) => replyToEmail(deps, userId, source, body),
   }),
   defineTool({
     name: 'forward_email',
     description: 'Forwards an email to `to`, with its attachments unless includeAttachments is false.',
     annotations: { title: 'Forward an email', ...SENDS },
-    params: { account, uid, folder: inFolder },
+    params: { account: inbox, uid, folder: inFolder },
     body: ForwardBody,
+    fields: {
+      ...ADDED_TO_ANSWER,
+      to: `who to forward it to: ${ADDRESSES}`,
+      text: 'a note in plain text above the forwarded email',
+      html: 'a note in HTML above the forwarded email',
+      includeAttachments: 'forward the attachments of the email too (default true)',
+    },
     run: ({ deps, userId }, source, body) => forwardEmail(deps, userId, source, body),
   }),
   defineTool({
     name: 'update_email',
     description:
       'Marks an email read or unread, flags or unflags it, or moves it (action move with folder, the destination).',
-    annotations: { title: 'Update an email', ...CHANGES, idempotentHint: true },
-    params: { account, uid },
+    annotations: { title: 'Update an email', ...CHANGES, destructiveHint: false, idempotentHint: true },
+    params: { account: inbox, uid },
     body: UpdateEmailBody,
+    fields: {
+      action: 'read or unread (\\Seen), flag or unflag (\\Flagged), or move (with folder)',
+      folder: 'with action move: the folder to move it to (it must exist)',
+    },
     run: async ({ deps, userId }, ref, change) => ({ email: await updateEmail(deps, userId, ref, change) }),
   }),
   defineTool({
@@ -59,15 +107,21 @@ export const writingTools: McpTool[] = [
     description:
       'Moves an email to Trash; one already in Trash, a draft, or any with permanent: true is deleted for good.',
     annotations: { title: 'Delete an email', ...CHANGES, destructiveHint: true, idempotentHint: false },
-    params: { account, uid, folder: inFolder, permanent: z.boolean().optional() },
+    params: {
+      account: inbox,
+      uid,
+      folder: inFolder,
+      permanent: z.boolean().optional().describe('true: delete for good at once instead of moving to Trash'),
+    },
     run: ({ deps, userId }, { permanent, ...ref }) => deleteEmail(deps, userId, ref, { permanent }),
   }),
   defineTool({
     name: 'create_draft',
     description: 'Saves a draft in Drafts (inReplyTo: uid of the email it answers, for threading).',
-    annotations: { title: 'Create a draft', ...CHANGES, idempotentHint: false },
-    params: { account },
+    annotations: { title: 'Create a draft', ...CHANGES, destructiveHint: false, idempotentHint: false },
+    params: { account: inbox },
     body: CreateDraftBody,
+    fields: DRAFT_FIELDS,
     run: async ({ deps, userId }, p, fields) => ({
       draft: await createDraft(deps, userId, p.account, fields),
     }),
@@ -75,9 +129,10 @@ export const writingTools: McpTool[] = [
   defineTool({
     name: 'update_draft',
     description: 'Changes a draft: the fields given replace, the others stay.',
-    annotations: { title: 'Update a draft', ...CHANGES, idempotentHint: true },
-    params: { account, uid },
+    annotations: { title: 'Update a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
+    params: { account: inbox, uid },
     body: UpdateDraftBody,
+    fields: DRAFT_FIELDS,
     run: async ({ deps, userId }, p, fields) => ({
       draft: await updateDraft(deps, userId, p.account, p.uid, fields),
     }),
@@ -85,42 +140,51 @@ export const writingTools: McpTool[] = [
   defineTool({
     name: 'send_draft',
     description: 'Sends a draft; it moves from Drafts to Sent keeping its uid.',
-    annotations: { title: 'Send a draft', ...SENDS },
-    params: { account, uid },
+    annotations: { title: 'Send a draft', ...SENDS, idempotentHint: true },
+    params: { account: inbox, uid },
     run: ({ deps, userId }, p) => sendDraft(deps, userId, p.account, p.uid),
   }),
   defineTool({
     name: 'delete_draft',
     description: 'Deletes a draft without sending it.',
-    annotations: { title: 'Delete a draft', ...CHANGES, destructiveHint: true, idempotentHint: false },
-    params: { account, uid },
+    annotations: { title: 'Delete a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
+    params: { account: inbox, uid },
     run: ({ deps, userId }, p) => deleteDraft(deps, userId, p.account, p.uid),
   }),
   defineTool({
     name: 'list_labels',
     description: 'Your labels, newest first.',
-    annotations: { title: 'List labels', readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    params: {
-      limit: z.number().int().min(1).max(100).optional(),
-      cursor: z.string().optional(),
+    annotations: {
+      title: 'List labels',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
+    params: { limit, cursor },
     run: ({ deps, userId }, p) => listLabels(deps, userId, p.limit ?? 20, p.cursor),
   }),
   defineTool({
     name: 'create_label',
     description:
       'Creates a label (names are unique per user, whatever the case); a colour is picked when omitted.',
-    annotations: { title: 'Create a label', ...CHANGES, idempotentHint: false },
+    annotations: { title: 'Create a label', ...CHANGES, destructiveHint: false, idempotentHint: true },
     params: {},
     body: CreateLabelBody,
+    fields: {
+      name: 'the name, unique among your labels whatever the case',
+      color: '#RRGGBB; one is picked when omitted',
+      description: 'what the label is for (null for none)',
+    },
     run: async ({ deps, userId }, _p, body) => ({ label: await createLabel(deps, userId, body) }),
   }),
   defineTool({
     name: 'label_email',
     description: 'Puts labels (ids or names) on an email; labels it already has are kept once.',
-    annotations: { title: 'Label an email', ...CHANGES, idempotentHint: true },
-    params: { account, uid, folder: inFolder },
+    annotations: { title: 'Label an email', ...CHANGES, destructiveHint: false, idempotentHint: true },
+    params: { account: inbox, uid, folder: inFolder },
     body: ApplyLabelsBody,
+    fields: { labels: 'the labels to put on it: ids or names (create_label makes new ones)' },
     run: async ({ deps, userId }, ref, body) => ({
       email: await applyLabels(deps, userId, ref, body.labels),
     }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, connectMcp } from '../helpers/mcp-client.js';
+import { callTool, connect as connectMcp } from '../helpers/mcp.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 

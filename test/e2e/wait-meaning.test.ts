@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailroomClient } from '../../src/client/index.js';
 import type { MailroomClient } from '../../src/client/index.js';
-import { callTool, connectMcp } from '../helpers/mcp-client.js';
+import { callTool, connect as connectMcp } from '../helpers/mcp.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { deliverDuringWait } from '../helpers/wait.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailroom } from '../helpers/cli.js';
-import { callTool, connectMcp } from '../helpers/mcp-client.js';
+import { callTool, connect as connectMcp } from '../helpers/mcp.js';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 

@@ -3,9 +3,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ErrorDetail } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
 import { accountEither } from '../schemas/common.js';
-import { sendError, sendValidationDetails, zodDetails } from '../errors.js';
-import { requestErrorMap } from '../validation-messages.js';
-import type { RequestPart } from '../validation-messages.js';
+import { requestErrorMap, zodDetails } from '../../contract/validation-messages.js';
+import type { RequestPart } from '../../contract/validation-messages.js';
+import { sendError, sendValidationDetails } from '../errors.js';
 
 type Schema = z.ZodType;
 interface Parts {

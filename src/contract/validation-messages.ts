@@ -1,5 +1,9 @@
 import type { z } from '@hono/zod-openapi';
+import type { ErrorDetail } from '../mailbox/errors.js';
 import { unknownFieldMessage } from './field-suggestion.js';
+
+// The words of a validation_error (contract 3), one copy for every door: the HTTP API says where
+// a field was looked for (query, path, body); an MCP tool has only its arguments, so says none.
 
 /** Where a request field was looked for, as a caller would name it. */
 export type RequestPart = 'query' | 'path' | 'body';
@@ -14,11 +18,12 @@ type RawIssue = Parameters<z.core.$ZodErrorMap>[0];
 
 /**
  * Messages that say what to fix, for the issues zod words for a programmer ("Invalid input:
- * expected string, received undefined"). A message a schema sets itself still wins. An
- * unrecognized_keys issue gets one line per unknown field, each with the field meant when one
- * is close; zodDetails makes each line a detail of its own.
+ * expected string, received undefined"), naming the place looked in when `part` is given. A
+ * message a schema sets itself still wins. An unrecognized_keys issue gets one line per unknown
+ * field, each with the field meant when one is close; zodDetails makes each line a detail.
  */
-export function requestErrorMap(part: RequestPart): z.core.$ZodErrorMap {
+export function requestErrorMap(part?: RequestPart): z.core.$ZodErrorMap {
+  const where = part ? ` (in ${PART_NAMES[part]})` : '';
   return (issue: RawIssue) => {
     const name = issue.path?.length ? String(issue.path[issue.path.length - 1]) : undefined;
     if (issue.code === 'unrecognized_keys') {
@@ -28,7 +33,7 @@ export function requestErrorMap(part: RequestPart): z.core.$ZodErrorMap {
     }
     if (name === undefined) return undefined;
     if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) {
-      return `${name} is required (in ${PART_NAMES[part]})`;
+      return `${name} is required${where}`;
     }
     if (issue.code === 'invalid_type') {
       // A coerced query value that is no number arrives here as NaN, its text already gone.
@@ -49,6 +54,30 @@ export function requestErrorMap(part: RequestPart): z.core.$ZodErrorMap {
     }
     return undefined;
   };
+}
+
+/** One detail per problem: `path` names the field (after `prefix`), `message` what to fix. */
+export function zodDetails(error: z.ZodError, prefix = ''): ErrorDetail[] {
+  const pathOf = (segments: PropertyKey[]) =>
+    [prefix, ...segments.map(String)].filter(Boolean).join('.') || prefix || '(body)';
+  return error.issues.flatMap((issue) => {
+    // One detail per unknown field, its line of the message (see requestErrorMap).
+    if (issue.code === 'unrecognized_keys') {
+      const lines = issue.message.split('\n');
+      return issue.keys.map((key, i) => ({
+        path: pathOf([...issue.path, key]),
+        message: lines.length === issue.keys.length ? lines[i]! : `unknown field ${JSON.stringify(key)}`,
+      }));
+    }
+    return [{ path: pathOf(issue.path), message: issue.message }];
+  });
+}
+
+/** The error's message: the first problem, and how many more the details list. */
+export function validationMessage(details: ErrorDetail[]): string {
+  const [first] = details;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
+  return first ? `${first.path}: ${first.message}${more}` : 'invalid input';
 }
 
 function article(expected: string): string {
