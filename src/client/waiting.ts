@@ -16,7 +16,7 @@ export interface WaitForEmailOptions {
   /** Full-text search over subject, addresses and body. */
   q?: string;
   /**
-   * Only mail dated from then on (its Date header, taken to the whole second, as senders write it).
+   * Only mail received from then on.
    * Without it, matching mail already in the folder counts too: a mail sent just before the wait
    * started is found, not missed.
    */
@@ -63,7 +63,7 @@ export function waitFilters(options: WaitForEmailOptions): ListFilters {
   };
 }
 
-/** `since` as the API takes it; the server counts it to the whole second, as a Date header has it. */
+/** `since` as the API takes it. */
 function isoDate(since: Date | string): string {
   const ms = since instanceof Date ? since.getTime() : Date.parse(since);
   if (Number.isNaN(ms)) throw new TypeError(`since must be a date, got ${JSON.stringify(String(since))}`);

@@ -32,7 +32,7 @@ export const LIST_FILTERS = {
   from: 'only mail whose sender address or name contains this (any case)',
   to: 'only mail whose To or Cc contains this (any case)',
   subject: 'only mail whose subject contains this (any case)',
-  since: 'ISO 8601: only mail dated at or after this time',
+  since: 'ISO 8601: only mail received at or after this time',
   before: 'ISO 8601: only mail dated before this time',
   label: 'only mail with this label (its id or name)',
   threadId: 'only the emails of this conversation (the threadId of an email or of list_threads)',

@@ -76,7 +76,7 @@ export const readingTools: McpTool[] = [
       since: isoDateQuery
         .optional()
         .describe(
-          'ISO 8601: only mail dated at or after this time counts (its Date header, to the whole second)',
+          'ISO 8601: only mail received at or after this time counts',
         ),
       timeout: z.number().int().min(1).max(WAIT_MAX_SECONDS).optional().describe('seconds, default 60'),
     },

@@ -207,8 +207,10 @@ export class MessageStore {
     }
     if (filter.subject)
       q = q.where(sql<boolean>`subject ${likeOp} ${likePattern(filter.subject)} ESCAPE '\\'`);
-    if (filter.since) q = q.where('date', '>=', filter.since);
-    if (filter.before) q = q.where('date', '<', filter.before);
+    // By arrival (IMAP's INTERNALDATE for synced mail), as IMAP's SEARCH SINCE/BEFORE: a sender's
+    // clock, which writes the Date header, must not hide mail from a wait `since` its trigger.
+    if (filter.since) q = q.where('received_at', '>=', filter.since);
+    if (filter.before) q = q.where('received_at', '<', filter.before);
     if (filter.hasAttachments !== undefined)
       q = q.where('has_attachments', '=', filter.hasAttachments ? 1 : 0);
     if (filter.threadId) q = q.where('thread_id', '=', filter.threadId);

@@ -6,6 +6,7 @@ interface Listed {
   uid: number;
   subject: string;
   from: string;
+  receivedAt: string;
 }
 
 describe('paging through an inbox and searching it', () => {
@@ -104,7 +105,7 @@ describe('paging through an inbox and searching it', () => {
     expect(new Set(uids).size).toBe(uids.length);
   });
 
-  it('filters by sender, subject, date, attachments and read state', async () => {
+  it('filters by sender, subject, arrival time, attachments and read state', async () => {
     expect((await list('from=ada@engine&limit=100')).emails).toHaveLength(Math.ceil(TOTAL / 3));
     expect((await list('subject=number 5&limit=100')).emails.map((e) => e.subject).sort()).toEqual([
       'Message number 5',
@@ -116,7 +117,12 @@ describe('paging through an inbox and searching it', () => {
       'Message number 55',
       'Message number 56',
     ]);
-    const window = await list('since=2026-01-03T00:00:00Z&before=2026-01-05T00:00:00Z');
+    // By arrival, not the Date header (each message here is dated a day after the one before).
+    const all = (await list('limit=100')).emails;
+    const received = (i: number) => all.find((e) => e.subject === `Message number ${i}`)!.receivedAt;
+    const dated = (await list('since=2026-01-03T00:00:00Z&limit=100')).emails.map((e) => e.subject);
+    expect(dated).toContain('Message number 0'); // dated 2026-01-01, received now
+    const window = await list(`since=${received(2)}&before=${received(4)}`);
     expect(window.emails.map((e) => e.subject)).toEqual(['Message number 3', 'Message number 2']);
     expect((await list('hasAttachments=true')).emails.map((e) => e.subject)).toEqual(['Message number 11']);
     expect((await list('unread=false')).emails).toEqual([]);

@@ -12,7 +12,8 @@ type Door = (filters: { subject: string; since?: string }) => Promise<string | n
 
 /**
  * Contract 13: every way of waiting means the same. It answers at once when matching mail is
- * already there, and `since` narrows it to mail dated at or after a time (to the whole second).
+ * already there, and `since` narrows it to mail received at or after a time, whatever the sender's
+clock wrote in the Date header.
  */
 describe('every way of waiting for mail', { timeout: 120_000 }, () => {
   let server: TestServer;
@@ -65,22 +66,35 @@ describe('every way of waiting for mail', { timeout: 120_000 }, () => {
       ...(date ? { date: new Date(date) } : {}),
     });
 
+  /** When the server received the one email with this subject, in milliseconds. */
+  const receivedAt = async (subject: string) => {
+    const page = await server.api(`/emails?account=${server.inbox}&subject=${encodeURIComponent(subject)}`);
+    return Date.parse(page.json.data.emails[0].receivedAt as string);
+  };
+
   Object.entries(doors).forEach(([name, door], i) => {
-    it(`${name}: at once with matching mail already there; since leaves out mail dated before it`, async () => {
+    it(`${name}: at once with matching mail already there; since counts by arrival, not the Date header`, async () => {
       const tag = `door${i}`;
-      await mail(`Old news ${tag}`, '2020-01-01T00:00:00Z');
-      await mail(`Same second ${tag}`, '2024-05-01T10:00:00Z');
+      // Senders' clocks far ahead and far behind: neither decides what `since` lets through.
+      await mail(`Ahead news ${tag}`, '2099-01-01T00:00:00Z');
+      await mail(`Behind ${tag}`, '2020-01-01T00:00:00Z');
       await eventually(
         async () =>
           (await server.api(`/emails?account=${server.inbox}&q=${tag}`)).json.data.emails.length === 2,
       );
 
-      expect(await door({ subject: `Old news ${tag}` })).toBe(`Old news ${tag}`);
-      // A Date header has whole seconds: mail dated in the second `since` falls in counts.
-      expect(await door({ subject: `Same second ${tag}`, since: '2024-05-01T10:00:00.600Z' })).toBe(
-        `Same second ${tag}`,
+      expect(await door({ subject: `Ahead news ${tag}` })).toBe(`Ahead news ${tag}`);
+      // Received at `since`: it counts, though its Date header says 2020.
+      const behind = await receivedAt(`Behind ${tag}`);
+      expect(await door({ subject: `Behind ${tag}`, since: new Date(behind).toISOString() })).toBe(
+        `Behind ${tag}`,
       );
-      const waiting = door({ subject: `news ${tag}`, since: '2021-01-01T00:00:00Z' });
+
+      // Both came before this moment: a wait since then is for mail still to come, though one
+      // of them is dated 2099.
+      const since = Math.max(behind, await receivedAt(`Ahead news ${tag}`)) + 1;
+      await eventually(() => Date.now() >= since);
+      const waiting = door({ subject: `news ${tag}`, since: new Date(since).toISOString() });
       const answered = await deliverDuringWait(server, waiting, {
         from: 'alice@example.com',
         to: server.inbox,

@@ -80,8 +80,10 @@ export const ListEmailsQuery = z.object({
   from: z.string().min(1).optional(),
   to: z.string().min(1).optional(),
   subject: z.string().min(1).optional(),
-  since: isoDateQuery.optional(),
-  before: isoDateQuery.optional(),
+  since: isoDateQuery
+    .optional()
+    .openapi({ description: 'received at or after this time (by the server, not the Date header)' }),
+  before: isoDateQuery.optional().openapi({ description: 'received before this time' }),
   label: z.string().min(1).optional().openapi({ description: 'label id or name' }),
   hasAttachments: booleanQuery.optional(),
   threadId: z.string().min(1).optional(),

@@ -298,9 +298,8 @@ export interface WaitOptions {
  * What waiting for mail means, for every way of waiting (`GET /emails?wait=`, MCP
  * `wait_for_email`, the embedded `waitForEmail`; the typed client's long-polls the first): the
  * first page of `query` at once when matching mail is already there, else as soon as matching mail
- * arrives, else an empty page after `timeoutMs`. `since` narrows it to mail dated at or after that
- * time, taken to the whole second (a Date header has no fractions, and a mail sent in the same
- * second as `since` must count). A key holds at most MAILROOM_MAX_WAITS_PER_KEY waits at once,
+ * arrives, else an empty page after `timeoutMs`. `since` narrows it to mail received at or after
+ * that time (by the server's clock, not the Date header the sender's clock wrote). A key holds at most MAILROOM_MAX_WAITS_PER_KEY waits at once,
  * and its waits end with `unauthorized` within `accessCheckMs` of its revocation.
  */
 export async function waitForEmails(
@@ -310,10 +309,5 @@ export async function waitForEmails(
   options: WaitOptions,
 ): Promise<EmailPage & { end: WaitEnd }> {
   if (!deps.waiters) throw new Unavailable('waiting for mail needs a running server');
-  const since = query.since === undefined ? {} : { since: wholeSecond(query.since) };
-  return deps.waiters.wait(caller, { ...query, ...since }, options.timeoutMs, options.signal);
-}
-
-function wholeSecond(iso: string): string {
-  return new Date(Math.floor(Date.parse(iso) / 1000) * 1000).toISOString();
+  return deps.waiters.wait(caller, query, options.timeoutMs, options.signal);
 }
