@@ -73,11 +73,7 @@ export const readingTools: McpTool[] = [
       from: listFilters.from,
       subject: listFilters.subject,
       q: listFilters.q,
-      since: isoDateQuery
-        .optional()
-        .describe(
-          'ISO 8601: only mail received at or after this time counts',
-        ),
+      since: isoDateQuery.optional().describe('ISO 8601: only mail received at or after this time counts'),
       timeout: z.number().int().min(1).max(WAIT_MAX_SECONDS).optional().describe('seconds, default 60'),
     },
     fields: { ...LIST_FILTERS, folder: 'the folder to watch (INBOX when omitted)' },
