@@ -10,6 +10,13 @@ import { CliError, EXIT } from './errors.js';
  */
 const INITIALIZE_BY_MS = 8_000;
 
+/**
+ * The least time a server gets to answer `initialize`, whenever the proxy got it: at load ~15 the
+ * proxy itself took seven seconds to start, and a live server answering a second later was
+ * reported as not answering. A refused key or connection is answered at once either way.
+ */
+const LEAST_PATIENCE_MS = 5_000;
+
 /** The JSON-RPC code of a request the proxy could not get answered (the server-error range). */
 const NOT_FORWARDED = -32000;
 
@@ -79,7 +86,7 @@ async function proxy(endpoint: URL, key: string): Promise<void> {
 
   /** Answers `initialize` if the server has not by INITIALIZE_BY_MS. */
   const deadlineFor = (message: JSONRPCMessage) => {
-    const patience = Math.max(INITIALIZE_BY_MS - performance.now(), 1_000);
+    const patience = Math.max(INITIALIZE_BY_MS - performance.now(), LEAST_PATIENCE_MS);
     const text = `${endpoint.href} did not answer within ${(patience / 1000).toFixed(1)} s`;
     return setTimeout(() => void giveUp(message, { text }), patience);
   };
