@@ -11,6 +11,7 @@ import { SERVER_WARM_UP, WARM_UP, fillInbox, timeRequests, warmUp } from './list
 import { startMaildev, startMailroom } from './processes.js';
 import { printImapBench } from './imap.js';
 import { runSend } from './send.js';
+import { printStorage, runStorage, storageCorpus } from './storage.js';
 import { runInProcessWait, runWait } from './wait.js';
 import { runWebhooks } from './webhooks.js';
 import { startPostgres } from '../helpers/postgres.js';
@@ -23,6 +24,7 @@ const INGEST_MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 2000);
 const LIST_MESSAGES = Number(process.env.BENCH_LIST_MESSAGES ?? 100_000);
 const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 0);
 
+const STORAGE_MESSAGES = Number(process.env.BENCH_STORAGE_MESSAGES ?? 1500);
 const INGEST_ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
 
 /** `--db postgres`: ingest and list also run on a durable PostgreSQL, beside SQLite, in the same run. */
@@ -209,6 +211,14 @@ async function wait() {
   );
 }
 
+/** Bytes on disk per byte of mail, by table, on both engines (storage always runs on PostgreSQL too). */
+async function storage() {
+  const corpus = await storageCorpus(STORAGE_MESSAGES);
+  printStorage(await runStorage('SQLite', corpus));
+  printStorage(await runStorage('PostgreSQL', corpus, await postgresUrl()));
+  console.log('target: at most 0.8 bytes per byte of mail on both engines');
+}
+
 const only = process.argv[2]?.startsWith('--') ? undefined : process.argv[2];
 console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'ingest') await ingest();
@@ -218,4 +228,5 @@ if (!only || only === 'webhooks') await webhooks();
 if (!only || only === 'imap') await imap();
 if (!only || only === 'hostile') await hostile();
 if (!only || only === 'wait') await wait();
+if (!only || only === 'storage') await storage();
 await postgres?.stop();
