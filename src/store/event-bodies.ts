@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { readBodies } from './message-sources.js';
 
 /** Text and html in an event are cut to this many characters, and the email flagged `truncated`. */
 export const EVENT_BODY_LIMIT = 64 * 1024;
@@ -36,8 +37,7 @@ export function withoutEventBody(payload: { data: { email: EventEmailBody } }): 
 /** A stored event body with the text and html of message `bodyOf` put back in. */
 export async function fillEventBody(db: Db, payload: string, bodyOf: number | null): Promise<string> {
   if (bodyOf === null) return payload;
-  const body = (await db.rawFirst('SELECT text, html FROM messages WHERE id = ?', bodyOf)) as
-    { text: string; html: string } | undefined;
+  const body = (await readBodies(db, [bodyOf])).get(bodyOf);
   // Cannot happen: a message is only deleted after its body was written back into its events.
   if (!body) return payload;
   const event = JSON.parse(payload) as { data: { email: EventEmailBody } };

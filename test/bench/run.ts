@@ -17,7 +17,7 @@ import { runWebhooks } from './webhooks.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { copyDatabase } from '../../src/db/copy/copy.js';
 import type { MessageRow } from '../../src/store/messages.js';
-import { searchFieldsOfRow } from '../../src/store/search-fields.js';
+import { searchFieldsOfStored } from '../../src/store/search-fields.js';
 import type { Postgres } from '../helpers/postgres.js';
 
 const INGEST_MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 2000);
@@ -91,7 +91,7 @@ async function list() {
     const url = await postgresUrl();
     const copied = Date.now();
     await copyDatabase(path.join(sqliteDir, 'mailroom.db'), url, {
-      searchFields: (row) => searchFieldsOfRow(row as unknown as MessageRow),
+      searchFields: (rows, target) => searchFieldsOfStored(target, rows as unknown as MessageRow[]),
     });
     console.log(
       `\nthe same messages copied to PostgreSQL with mailroom db copy (which ends with ANALYZE) in ${((Date.now() - copied) / 1000).toFixed(1)} s`,
