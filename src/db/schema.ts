@@ -96,7 +96,10 @@ export interface MessagesTable {
   trashed_at: string | null;
   /** JSON: the whole count of each address list cut to its first entries (migration 008); NULL when none was. */
   address_totals: string | null;
-  /** The Email's preview, worked out when the message was filed (migration 013). */
+  /**
+   * The Email's preview, worked out when the message was filed (migration 013); NULL where
+   * list_text gives it (previewOf the list text: migration 017).
+   */
   preview: string | null;
   /**
    * extractedText as a list shows it (cut to 500 characters), as preview is (migration 013); NULL

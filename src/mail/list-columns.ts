@@ -21,18 +21,21 @@ export const listTextOf = (text: string): string => text.slice(0, LIST_TEXT_LIMI
  * message is filed and stored with it (migrations 013 and 017), so a page reads neither the whole
  * text nor works on it: its first 501 characters, the preview and extractedText as a list cuts it. toEmailView gives the same answer
  * from these as from the whole text. An extracted text that is the text's own start (mail that
- * quotes nothing: most of it) is stored as NULL beside a preview, and a page does not carry the
- * same 500 characters twice. Migration 017 filled them in on rows filed before 013.
+ * quotes nothing: most of it) is stored as NULL, and a preview the list text gives as well: a row
+ * does not carry the same characters twice. Migration 017 filled them in on rows filed before 013.
  */
 export function listColumnsOf(text: string): {
-  preview: string;
+  preview: string | null;
   list_extracted_text: string | null;
   list_text: string;
 } {
   const extracted = extractReplyText(text).slice(0, LIST_TEXT_LIMIT);
+  const listText = listTextOf(text);
+  const preview = previewOf(text);
   return {
-    list_text: listTextOf(text),
-    preview: previewOf(text),
+    list_text: listText,
+    // NULL where the list text gives it (most text: 200 characters before 501 are whitespace).
+    preview: preview === previewOf(listText) ? null : preview,
     list_extracted_text: extracted === text.slice(0, LIST_TEXT_LIMIT) ? null : extracted,
   };
 }

@@ -9,7 +9,7 @@ import type { Db } from '../db/connection.js';
 import { MIGRATION_LOCK_KEY } from '../db/postgres/migrate.js';
 import type { PostgresDb } from '../db/postgres/db.js';
 import type { SqliteDb } from '../db/sqlite.js';
-import { listColumnsOf } from '../mail/list-columns.js';
+import { listColumnsOf, previewOf } from '../mail/list-columns.js';
 import { packMessage, writeSource } from './message-sources.js';
 import { searchFieldsOfRow } from './search-fields.js';
 
@@ -104,9 +104,15 @@ async function convertBatch(db: Db): Promise<number> {
     const id = Number(row.id);
     const sourceId = await writeSource(db, packMessage(sources.get(id) ?? Buffer.alloc(0), row));
     const columns = listColumnsOf(row.text);
-    // A row filed before migration 013 gets the list columns its list worked out from the whole text.
+    // A row filed before migration 013 gets the list columns its list worked out from the whole
+    // text; a later one keeps its own, its preview NULL where the list text gives it.
     const listed =
-      row.preview === null ? columns : { preview: row.preview, list_extracted_text: row.list_extracted_text };
+      row.preview === null
+        ? columns
+        : {
+            preview: row.preview === previewOf(columns.list_text) ? null : row.preview,
+            list_extracted_text: row.list_extracted_text,
+          };
     await db.rawRun(
       "UPDATE messages SET source_id = ?, list_text = ?, preview = ?, list_extracted_text = ?, text = '', html = '' WHERE id = ?",
       sourceId,

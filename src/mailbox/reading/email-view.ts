@@ -53,11 +53,9 @@ export interface EmailView {
   addressTotals?: AddressTotals;
 }
 
-/** A list row's extractedText from its stored columns, or undefined for a row filed without them. */
-function storedExtractedText(row: MessageRow): string | undefined {
-  if (row.preview === null) return undefined;
-  return row.list_extracted_text ?? row.list_text.slice(0, LIST_TEXT_LIMIT);
-}
+/** A list row's extractedText from its stored columns: NULL where it is the list text's start. */
+const storedExtractedText = (row: MessageRow): string =>
+  row.list_extracted_text ?? row.list_text.slice(0, LIST_TEXT_LIMIT);
 
 export interface ViewContext {
   folderName: string;
@@ -117,7 +115,7 @@ export function toEmailView(row: MessageRow | MessageWithBody, ctx: ViewContext)
   const extract = ctx.extract ?? true;
   // A list reads its text's first 501 characters only, and the extracted text as a list shows it
   // (listColumnsOf), stored when the message was filed.
-  if (extract) view.extractedText = (whole ? undefined : storedExtractedText(row)) ?? extractReplyText(text);
+  if (extract) view.extractedText = whole ? extractReplyText(text) : storedExtractedText(row);
   if (whole) {
     view.html = row.html;
     if (extract) view.extractedHtml = row.html === '' ? '' : extractReplyHtml(row.html);
