@@ -4,7 +4,7 @@ import { extractReplyText } from './extract-reply.js';
 export const LIST_TEXT_LIMIT = 500;
 const PREVIEW_LENGTH = 200;
 
-/** Stored with each message when it is filed (listColumnsOf): a change here needs the migration extractReplyText's note describes. */
+/** Stored with each message when it is filed (listColumnsOf): a change here needs the refill extractReplyText's note describes. */
 export function previewOf(text: string): string {
   return text
     .slice(0, PREVIEW_LENGTH * 4)

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.js';
 import type { SearchFields } from '../db/dialect.js';
-import { unpackBody } from './message-sources.js';
+import { BODY_COLUMNS, unpackBody } from './message-sources.js';
 import type { MessageRow } from './messages.js';
 
 /** Full-text indexing stops here; the whole text is still stored and returned. */
@@ -41,11 +41,11 @@ export async function searchFieldsOfStored(
   const ids = [...new Set(rows.map((r) => Number(r.source_id)))];
   const bodies = new Map<number, string>();
   if (ids.length > 0) {
-    const found = await db.rawAll<{ id: number; body: Buffer }>(
-      `SELECT id, body FROM message_sources WHERE id IN (${ids.map(() => '?').join(', ')})`,
+    const found = await db.rawAll<{ id: number; body: Buffer; joint: Buffer | null }>(
+      `SELECT s.id, ${BODY_COLUMNS} FROM message_sources s WHERE s.id IN (${ids.map(() => '?').join(', ')})`,
       ...ids,
     );
-    for (const { id, body } of found) bodies.set(Number(id), unpackBody(body).text);
+    for (const { id, body, joint } of found) bodies.set(Number(id), unpackBody(body, joint).text);
   }
   return rows.map((row) => searchFieldsOfRow(row, bodies.get(Number(row.source_id)) ?? ''));
 }

@@ -213,7 +213,7 @@ async function wait() {
 
 /** Bytes on disk per byte of mail, by table, on both engines (storage always runs on PostgreSQL too). */
 async function storage() {
-  const corpus = await storageCorpus(STORAGE_MESSAGES);
+  const corpus = await storageCorpus(STORAGE_MESSAGES, process.env.BENCH_STORAGE_SHAPES?.split(','));
   printStorage(await runStorage('SQLite', corpus));
   printStorage(await runStorage('PostgreSQL', corpus, await postgresUrl()));
   console.log('target: at most 0.8 bytes per byte of mail on both engines');

@@ -213,8 +213,12 @@ export function printStorage(r: StorageResult): void {
   row('a list page (GET /emails?limit=50)', r.page);
 }
 
-export async function storageCorpus(count: number): Promise<CorpusMessage[]> {
-  const corpus = await makeCorpus(count);
+/**
+ * The corpus of `count` messages; with `shapes` (BENCH_STORAGE_SHAPES, e.g. `newsletter,reply`),
+ * only the messages of those shapes among them: what each kind of mail costs on its own.
+ */
+export async function storageCorpus(count: number, shapes?: string[]): Promise<CorpusMessage[]> {
+  const corpus = (await makeCorpus(count)).filter((m) => !shapes || shapes.includes(m.shape));
   const bytes = corpus.reduce((n, m) => n + m.raw.length, 0);
   const byShape = new Map<string, { count: number; bytes: number }>();
   for (const m of corpus) {
@@ -224,7 +228,7 @@ export async function storageCorpus(count: number): Promise<CorpusMessage[]> {
     byShape.set(m.shape, s);
   }
   console.log(
-    `\n## Storage: ${count} messages of real-world shapes, ${(bytes / 1e6).toFixed(1)} MB of mail, ` +
+    `\n## Storage: ${corpus.length} messages of real-world shapes${shapes ? ` (${shapes.join(', ')} only)` : ''}, ${(bytes / 1e6).toFixed(1)} MB of mail, ` +
       `${corpus.reduce((n, m) => n + m.to.length, 0)} deliveries (one in ten to several local inboxes), over SMTP`,
   );
   console.log(
