@@ -6,7 +6,7 @@ export const sqliteDialect: Dialect = {
   fullTextMatch(words) {
     // Each word as FTS5's tokenizer makes it (what the index holds), every one required, the last
     // a prefix: as on PostgreSQL. A word the tokenizer splits in two is two words, not a phrase,
-    // which an index without positions (detail = none, migration 017) cannot answer.
+    // which an index without positions (detail = column, migration 017) cannot answer.
     const tokens = words.flatMap((word) => searchWordsInOrder(word));
     if (tokens.length === 0) return sql<boolean>`0`;
     const match = tokens.map((t, i) => `"${t}"${i === tokens.length - 1 ? '*' : ''}`).join(' ');
