@@ -34,7 +34,7 @@ done
 echo "== tests"
 # A test stuck in a busy loop cannot reach its own timeout; this bound makes CI fail in minutes
 # with a line saying so instead of running out its whole allowance.
-limit=${MAILROOM_TEST_LIMIT_S:-2400}
+limit=${MAILROOM_TEST_LIMIT_S:-3600}
 # The last lines (test/helpers/engine-summary.ts) say what ran on which engine, then
 # `N passed, N failed, N skipped` for the whole run.
 timeout --kill-after=30 "$limit" npx vitest run "$@"

@@ -53,7 +53,7 @@ const networks = z
       else
         ctx.addIssue({
           code: 'custom',
-          message: `${JSON.stringify(entry)} is not an address or a network (e.g. 127.0.0.0/8, 192.0.2.7, ::1, fd00::/8); none for none`,
+          message: `${JSON.stringify(redactCredentials(entry))} is not an address or a network (e.g. 127.0.0.0/8, 192.0.2.7, ::1, fd00::/8); none for none`,
         });
     }
     return out;

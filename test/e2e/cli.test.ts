@@ -22,7 +22,7 @@ function expectOneLineError(result: CliResult, pattern: RegExp) {
 }
 
 // Each run starts a Node process that compiles TypeScript: allow a slow machine its time.
-describe('the mailroom admin CLI on a data directory', { timeout: 120_000 }, () => {
+describe('the mailroom admin CLI on a data directory', { timeout: 300_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   beforeAll(() => {
@@ -145,7 +145,7 @@ describe('the mailroom admin CLI on a data directory', { timeout: 120_000 }, () 
   });
 });
 
-describe('the admin CLI while the server runs on the same data directory', { timeout: 120_000 }, () => {
+describe('the admin CLI while the server runs on the same data directory', { timeout: 300_000 }, () => {
   let server: TestServer;
   let env: Record<string, string>;
   beforeAll(async () => {
@@ -176,7 +176,7 @@ describe('the admin CLI while the server runs on the same data directory', { tim
   });
 });
 
-describe('mailroom serve when it cannot start', { timeout: 120_000 }, () => {
+describe('mailroom serve when it cannot start', { timeout: 300_000 }, () => {
   let dataDir: string;
   let blocker: net.Server;
   beforeAll(async () => {
@@ -224,7 +224,7 @@ describe('mailroom serve when it cannot start', { timeout: 120_000 }, () => {
   });
 });
 
-describe('the admin CLI and secrets at rest', { timeout: 120_000 }, () => {
+describe('the admin CLI and secrets at rest', { timeout: 300_000 }, () => {
   let parent: string;
   let dataDir: string;
   beforeAll(() => {

@@ -36,7 +36,7 @@ interface Outcome {
   problem: string;
 }
 
-describe('OpenAPI fuzz: every operation answers as its document says', { timeout: 120_000 }, () => {
+describe('OpenAPI fuzz: every operation answers as its document says', { timeout: 300_000 }, () => {
   let server: TestServer;
   let hints: { api: PlaceHints; admin: PlaceHints };
   beforeAll(async () => {

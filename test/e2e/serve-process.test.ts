@@ -43,7 +43,7 @@ async function ended(stream: { next(): Promise<unknown> }): Promise<void> {
 }
 
 // Each start compiles TypeScript in a new Node process: allow a slow machine its time.
-describe('mailroom serve as a process', { timeout: 120_000 }, () => {
+describe('mailroom serve as a process', { timeout: 300_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-serve-'));

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
 import { generateWebhookSecret, signPayload, webhookHeaders } from '../../src/events/signing.js';
 
 describe('webhook signing', () => {
@@ -26,7 +27,7 @@ describe('webhook signing', () => {
     expect(headers).toMatchObject({
       'webhook-id': 'evt_abc',
       'content-type': 'application/json',
-      'user-agent': 'Mailroom-Webhooks/1',
+      'user-agent': `Mailroom-Webhooks/${VERSION}`,
     });
     expect(headers['webhook-timestamp']).toMatch(/^\d+$/);
     expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();

@@ -2484,9 +2484,9 @@ export interface operations {
                 from?: string;
                 to?: string;
                 subject?: string;
-                /** @description an ISO 8601 date-time (a date alone means its midnight UTC) */
+                /** @description received at or after this time (by the server, not the Date header) */
                 since?: string;
-                /** @description an ISO 8601 date-time (a date alone means its midnight UTC) */
+                /** @description received before this time */
                 before?: string;
                 /** @description label id or name */
                 label?: string;
