@@ -102,7 +102,7 @@ async function convertBatch(db: Db): Promise<number> {
   const sources = await oldSources(db, ids);
   for (const row of rows) {
     const id = Number(row.id);
-    const sourceId = await writeSource(db, packMessage(sources.get(id) ?? Buffer.alloc(0), row));
+    const sourceId = await writeSource(db, await packMessage(sources.get(id) ?? Buffer.alloc(0), row));
     const columns = listColumnsOf(row.text);
     // A row filed before migration 013 gets the list columns its list worked out from the whole
     // text; a later one keeps its own, its preview NULL where the list text gives it.

@@ -7,6 +7,7 @@ import type { EventRow } from '../../store/events.js';
 import type { Store } from '../../store/index.js';
 import { nowIso } from '../../store/ids.js';
 import { packMessage } from '../../store/message-sources.js';
+import type { PackedSource } from '../../store/message-sources.js';
 import type { MessageWithBody } from '../../store/messages.js';
 import { searchFields } from '../../store/search-fields.js';
 import type { DeliveryView, EmailView } from '../reading/email-view.js';
@@ -33,6 +34,8 @@ export interface FileInput {
    * delivery reached (its copies share it); absent, the source is stored with this message.
    */
   sourceId?: number;
+  /** `raw` and the parsed text and html already compressed (packMessage), where the caller did it ahead of its transaction. */
+  packed?: PackedSource;
 }
 
 const addressesOf = (list: ParsedAddress[]) => list.map((a) => a.address).filter((a) => a !== '');
@@ -105,7 +108,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   const { text, html, ...stored } = row;
   const { id, sourceId } = await store.messages.insert(
     stored,
-    input.sourceId ?? packMessage(input.raw, { text, html }),
+    input.sourceId ?? input.packed ?? (await packMessage(input.raw, { text, html })),
     attachmentRowsOf(parsed),
     searchFields(row.subject, row.from_name, row.from_address, [...to, ...cc, ...bcc], text),
   );
