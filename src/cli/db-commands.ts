@@ -15,7 +15,7 @@ export function registerDbCommands(program: Command): void {
     .requiredOption('--to <db>', 'the empty database to fill: a postgres:// URL or a new SQLite file')
     .option('--json', 'machine-readable output')
     .action(async (o: { from: string; to: string; json?: boolean }) => {
-      const [{ copyDatabase }, { CopyRefused }, { searchFieldsOfRow }] = await Promise.all([
+      const [{ copyDatabase }, { CopyRefused }, { searchFieldsOfStored }] = await Promise.all([
         import('../db/copy/copy.js'),
         import('../db/copy/refused.js'),
         import('../store/search-fields.js'),
@@ -24,7 +24,7 @@ export function registerDbCommands(program: Command): void {
       let result;
       try {
         result = await copyDatabase(o.from, o.to, {
-          searchFields: (row) => searchFieldsOfRow(row as unknown as MessageRow),
+          searchFields: (rows, target) => searchFieldsOfStored(target, rows as unknown as MessageRow[]),
           onProgress: (p) => bar.update(p.table, p.copied, p.total),
         });
       } catch (error) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config.js';
+import { finishCompactSqlite } from './compact-finish.js';
 import type { SqliteDb } from './sqlite.js';
 
 const migrationsDir = fileURLToPath(new URL('../../migrations/', import.meta.url));
@@ -31,9 +32,16 @@ export function knownMigrations(dir = migrationsDir): string[] {
  * write lock, so a server and an admin command starting together never migrate at once (the
  * second waits, then finds nothing left to do), and a failed migration leaves the schema as it
  * was. A database carrying a migration this release does not know (written by a newer Mailroom)
- * is refused before anything is changed.
+ * is refused before anything is changed. Then the last step of migration 017, where it is due
+ * (src/db/compact-finish.ts).
  */
 export function runMigrations(db: SqliteDb, options: MigrateOptions = {}): string[] {
+  const applied = applyMigrations(db, options);
+  finishCompactSqlite(db);
+  return applied;
+}
+
+function applyMigrations(db: SqliteDb, options: MigrateOptions): string[] {
   const files = knownMigrations(options.dir);
   // Without the lock first: a database already up to date (every start but the first after an
   // upgrade) is only read.

@@ -85,8 +85,6 @@ export interface MessagesTable {
   subject: string;
   date: string;
   received_at: string;
-  text: string;
-  html: string;
   size: number;
   has_attachments: number;
   flags: string;
@@ -99,24 +97,36 @@ export interface MessagesTable {
   /** JSON: the whole count of each address list cut to its first entries (migration 008); NULL when none was. */
   address_totals: string | null;
   /**
-   * The Email's preview, worked out when the message was filed (migration 013); NULL on rows
-   * filed before it (a list works it out from the whole text).
+   * The Email's preview, worked out when the message was filed (migration 013); NULL where
+   * list_text gives it (previewOf the list text: migration 017).
    */
   preview: string | null;
-  /** extractedText as a list shows it (cut to 500 characters), as preview is (migration 013). */
+  /**
+   * extractedText as a list shows it (cut to 500 characters), as preview is (migration 013); NULL
+   * when it is the text's own start.
+   */
   list_extracted_text: string | null;
+  /** Its source, text and html, shared by the copies one delivery filed (migration 017). */
+  source_id: number;
+  /** The text's first 501 characters: what a list shows, and whether it was cut (migration 017). */
+  list_text: string;
 }
 
-/** A message's source: all of it, or its first piece when `parts` more follow (migration 014). */
-export interface MessageRawTable {
-  message_id: number;
+/**
+ * A message's source and its text and html, compressed (src/store/message-sources.ts), for every
+ * message that points at it (migration 017): `raw` is the source's first piece when `parts` more
+ * follow in message_source_parts.
+ */
+export interface MessageSourcesTable {
+  id: Generated<number>;
+  body: Buffer;
   raw: Buffer;
   parts: Generated<number>;
 }
 
-/** The pieces of a source after the first, numbered from 1 (see MessageRawTable). */
-export interface MessageRawPartsTable {
-  message_id: number;
+/** The pieces of a source after the first, numbered from 1 (see MessageSourcesTable). */
+export interface MessageSourcePartsTable {
+  source_id: number;
   part: number;
   bytes: Buffer;
 }
@@ -280,8 +290,8 @@ export interface Database {
   folders: FoldersTable;
   threads: ThreadsTable;
   messages: MessagesTable;
-  message_raw: MessageRawTable;
-  message_raw_parts: MessageRawPartsTable;
+  message_sources: MessageSourcesTable;
+  message_source_parts: MessageSourcePartsTable;
   attachments: AttachmentsTable;
   labels: LabelsTable;
   message_labels: MessageLabelsTable;

@@ -2,6 +2,7 @@ import type { Db } from '../db/connection.js';
 import type { InboxesTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { nowIso } from './ids.js';
+import { removeUnusedSources } from './message-sources.js';
 
 export type InboxRow = Selectable<InboxesTable>;
 
@@ -63,8 +64,14 @@ export class InboxStore {
     return await this.db.all(q);
   }
 
+  /** Removes it with all its mail; the sources no message points at any more go with them. */
   async remove(id: number): Promise<boolean> {
-    return (await this.db.run(this.db.kysely.deleteFrom('inboxes').where('id', '=', id))).changes > 0;
+    return await this.db.transaction(async () => {
+      const removed =
+        (await this.db.run(this.db.kysely.deleteFrom('inboxes').where('id', '=', id))).changes > 0;
+      if (removed) await removeUnusedSources(this.db);
+      return removed;
+    });
   }
 
   /** Reserves the next uid of an inbox. Call inside the transaction that inserts the message. */

@@ -3,7 +3,8 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { SearchFields } from '../db/dialect.js';
 import { fillEventBody } from './event-bodies.js';
-import { readSource, writeSources } from './message-raw.js';
+import type { MessageBody, PackedSource } from './message-sources.js';
+import { readBodies, readSource, removeIfUnused, writeSource } from './message-sources.js';
 import type { AttachmentsTable, MessagesTable } from '../db/schema.js';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -11,10 +12,7 @@ export type NewMessage = Omit<Insertable<MessagesTable>, 'id'>;
 export type AttachmentRow = Selectable<AttachmentsTable>;
 export type LabelRef = { id: string; name: string; color: string };
 
-/**
- * Columns a list needs: everything but html (the list never shows it) and text, which
- * LIST_TEXT reads (see there).
- */
+/** Columns a list needs: every column of the row (the text and html are not among them). */
 const LIST_COLUMNS = [
   'id',
   'inbox_id',
@@ -44,18 +42,9 @@ const LIST_COLUMNS = [
   'address_totals',
   'preview',
   'list_extracted_text',
+  'source_id',
+  'list_text',
 ] as const;
-
-/**
- * A list row's text: its first 501 characters, enough for a list's 500 and to tell whether it was
- * cut (`truncated`), when the row carries what a list shows beyond that (a preview, stored since
- * migration 013 with the cut extracted text, NULL when that is the text's own start); the whole
- * text on rows filed before, which the list works those out from. On PostgreSQL substr reads
- * only the first chunks of a toasted text, and the 5 KB of each row no longer cross the socket.
- * substr counts characters on both engines, JavaScript UTF-16 units: 501 characters are at least
- * 501 units, so cutting them to 500 units gives what cutting the whole text gives.
- */
-const LIST_TEXT = sql<string>`CASE WHEN preview IS NULL THEN text ELSE substr(text, 1, 501) END`;
 
 /**
  * Whether a listed row has attachment rows (inline ones too, which `has_attachments` leaves out)
@@ -65,11 +54,11 @@ const LIST_TEXT = sql<string>`CASE WHEN preview IS NULL THEN text ELSE substr(te
 const HAS_ATTACHMENT_ROWS = sql<number>`CASE WHEN EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = messages.id) THEN 1 ELSE 0 END`;
 const HAS_LABELS = sql<number>`CASE WHEN EXISTS (SELECT 1 FROM message_labels ml WHERE ml.message_id = messages.id) THEN 1 ELSE 0 END`;
 
-/**
- * A message as a list reads it: no html, `text` as LIST_TEXT says, and whether it has attachment
- * rows and labels to fetch.
- */
-export type ListedMessageRow = Omit<MessageRow, 'html'> & { has_attachment_rows: number; has_labels: number };
+/** A message as a list reads it, and whether it has attachment rows and labels to fetch. */
+export type ListedMessageRow = MessageRow & { has_attachment_rows: number; has_labels: number };
+
+/** A message with its text and html, as a full read shows it. */
+export type MessageWithBody = MessageRow & MessageBody;
 
 export interface MessageFilter {
   inboxId: number;
@@ -92,47 +81,48 @@ export interface MessageFilter {
   limit: number;
 }
 
-/** What a message's filing writes last: its source and its full-text index row. */
-interface SourceAndIndex {
+/** What a message's filing writes last: its full-text index row. */
+interface IndexRow {
   id: number;
-  raw: Buffer;
   fields: SearchFields;
 }
 
 export class MessageStore {
   constructor(private readonly db: Db) {}
 
+  /**
+   * Stores a message: its row pointing at `source`, either a packed source written now (the
+   * first copy a delivery files) or the id of one already written in this transaction (the
+   * delivery's other copies: one source for every local inbox it reached). Answers the row's
+   * id and its source's.
+   */
   async insert(
-    row: NewMessage,
-    raw: Buffer,
+    row: Omit<NewMessage, 'source_id'>,
+    source: PackedSource | number,
     attachments: Omit<AttachmentRow, 'message_id'>[],
     fts: SearchFields,
-  ): Promise<number> {
-    // On PostgreSQL the rows of a group commit's messages go in one statement per table.
-    const id = await this.db.insertSoon('messages', row);
+  ): Promise<{ id: number; sourceId: number }> {
+    // On PostgreSQL the rows of a group commit's messages go in one statement per table, the
+    // sources' ahead of the messages' (queued first).
+    const sourceId = typeof source === 'number' ? source : await writeSource(this.db, source);
+    const id = await this.db.insertSoon('messages', { ...row, source_id: sourceId });
     for (const a of attachments) {
       await this.db.insertSoon('attachments', { ...a, message_id: id });
     }
-    // The source and the index row are read by nobody before the commit: on PostgreSQL they are
-    // written just before it, with those of the other messages of the transaction (a group
-    // commit's), one statement each instead of two round trips a message.
-    const rest = { id, raw, fields: fts };
-    if (!this.db.writeAtCommit(this.writeQueued, rest)) await this.writeSourceAndIndex([rest]);
-    return id;
+    // The index row is read by nobody before the commit: on PostgreSQL it is written just before
+    // it, with those of the other messages of the transaction (a group commit's), in one statement.
+    const rest = { id, fields: fts };
+    if (!this.db.writeAtCommit(this.writeQueued, rest)) await this.index([rest]);
+    return { id, sourceId };
   }
 
-  private readonly writeQueued = async (messages: SourceAndIndex[]): Promise<void> => {
-    // A message filed and removed again in the same transaction has nothing left to write to.
+  private readonly writeQueued = async (messages: IndexRow[]): Promise<void> => {
+    // A message filed and removed again in the same transaction has nothing left to index.
     const ids = messages.map((m) => m.id);
     const kept = await this.db.all(this.db.kysely.selectFrom('messages').select('id').where('id', 'in', ids));
     const stored = new Set(kept.map((k) => k.id));
-    await this.writeSourceAndIndex(messages.filter((m) => stored.has(m.id)));
+    await this.index(messages.filter((m) => stored.has(m.id)));
   };
-
-  private async writeSourceAndIndex(messages: SourceAndIndex[]): Promise<void> {
-    await writeSources(this.db, messages);
-    await this.index(messages);
-  }
 
   /** Indexes messages for full-text search as this engine does it (see Dialect.searchIndexRow). */
   async index(messages: { id: number; fields: SearchFields }[]): Promise<void> {
@@ -184,12 +174,7 @@ export class MessageStore {
     const likeOp = sql.raw(this.db.dialect.likeIgnoringCase);
     let q = this.db.kysely
       .selectFrom('messages')
-      .select([
-        ...LIST_COLUMNS,
-        LIST_TEXT.as('text'),
-        HAS_ATTACHMENT_ROWS.as('has_attachment_rows'),
-        HAS_LABELS.as('has_labels'),
-      ])
+      .select([...LIST_COLUMNS, HAS_ATTACHMENT_ROWS.as('has_attachment_rows'), HAS_LABELS.as('has_labels')])
       .where('inbox_id', '=', filter.inboxId);
     if (filter.folderId !== undefined) q = q.where('folder_id', '=', filter.folderId);
     if (filter.unread !== undefined) q = q.where('seen', '=', filter.unread ? 0 : 1);
@@ -262,9 +247,14 @@ export class MessageStore {
     return out;
   }
 
-  /** The whole source, put together from its pieces (message-raw.ts). */
+  /** The whole source, put together from its pieces (message-sources.ts). */
   async raw(id: number): Promise<Buffer | undefined> {
     return await readSource(this.db, id);
+  }
+
+  /** The text and html of these messages, by id. */
+  async bodies(ids: number[]): Promise<Map<number, MessageBody>> {
+    return await readBodies(this.db, ids);
   }
 
   async setFlags(id: number, flags: string[]): Promise<void> {
@@ -339,8 +329,9 @@ export class MessageStore {
   }
 
   /**
-   * Deletes the message for good: raw, attachments, labels and index entries go with it. Events
-   * that read their email's text and html from it get their own copy first.
+   * Deletes the message for good: attachments, labels and index entries go with it, and its
+   * source when no other copy shares it. Events that read their email's text and html from it
+   * get their own copy first.
    */
   async remove(id: number): Promise<void> {
     const events = (await this.db.rawAll('SELECT seq, payload FROM events WHERE body_of = ?', id)) as {
@@ -354,8 +345,12 @@ export class MessageStore {
         event.seq,
       );
     }
+    const row = await this.db.first(
+      this.db.kysely.selectFrom('messages').select('source_id').where('id', '=', id),
+    );
     await this.db.rawRun('DELETE FROM messages_fts WHERE rowid = ?', id);
     await this.db.run(this.db.kysely.deleteFrom('messages').where('id', '=', id));
+    if (row) await removeIfUnused(this.db, row.source_id);
   }
 
   /** The thread of the newest message in this inbox carrying one of these Message-IDs. */

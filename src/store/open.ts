@@ -10,6 +10,7 @@ import { loadOrCreateSecret } from '../secret.js';
 import { createStore } from './index.js';
 import type { Store } from './index.js';
 import { sealSecretsAtRest } from './seal-at-rest.js';
+import { convertToCompactStorage } from './compact-conversion.js';
 import { rebuildOldSearchRows } from './search-rebuild.js';
 import { SealedValueUnreadable, Sealer } from './sealing.js';
 
@@ -56,6 +57,7 @@ export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db;
         `sealed ${sealed.dkimKeys} DKIM private key(s) and ${sealed.webhookSecrets} webhook secret(s) stored in clear`,
       );
     }
+    await convertToCompactStorage(db, log);
     const reindexed = await rebuildOldSearchRows(db);
     if (reindexed > 0)
       log.info(`rebuilt the full-text index of ${reindexed} message(s) written by an older version`);

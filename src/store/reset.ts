@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { removeUnusedSources } from './message-sources.js';
 
 /** Hosted inboxes: a connected (IMAP) inbox's mail lives on its own server and is left alone. */
 const LOCAL = `SELECT id FROM inboxes WHERE kind = 'local'`;
@@ -11,7 +12,7 @@ export class ResetStore {
   constructor(private readonly db: Db) {}
 
   /**
-   * Every hosted inbox back to empty: mail (raw, attachments, labels, deliveries), threads,
+   * Every hosted inbox back to empty: mail (sources, attachments, labels, deliveries), threads,
    * custom folders, their events and webhook deliveries, uid counters from 1; and every user's
    * labels, webhooks and idempotency keys. Users, keys, domains and inboxes stay.
    */
@@ -21,6 +22,7 @@ export class ResetStore {
         `DELETE FROM messages_fts WHERE rowid IN (SELECT id FROM messages WHERE inbox_id IN (${LOCAL}))`,
       );
       await this.db.rawRun(`DELETE FROM messages WHERE inbox_id IN (${LOCAL})`);
+      await removeUnusedSources(this.db);
       await this.db.rawRun(`DELETE FROM threads WHERE inbox_id IN (${LOCAL})`);
       await this.db.rawRun(`DELETE FROM folders WHERE special_use IS NULL AND inbox_id IN (${LOCAL})`);
       await this.db.rawRun(`DELETE FROM events WHERE inbox_id IS NULL OR inbox_id IN (${LOCAL})`);
@@ -36,6 +38,7 @@ export class ResetStore {
     await this.db.transaction(async () => {
       await this.db.rawRun('DELETE FROM messages_fts WHERE rowid IN (SELECT id FROM messages)');
       await this.db.rawRun('DELETE FROM users');
+      await removeUnusedSources(this.db);
       await this.db.rawRun('DELETE FROM events');
       await this.db.rawRun('DELETE FROM domains');
     });

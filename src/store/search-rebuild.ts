@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.js';
 import { MessageStore } from './messages.js';
-import { searchFieldsOfRow } from './search-fields.js';
+import { searchFieldsOfStored } from './search-fields.js';
 
 /** Set by migrations/postgres/010: the highest message id whose index row predates it. */
 const MARK = 'search_rebuild_through';
@@ -22,14 +22,24 @@ export async function rebuildOldSearchRows(db: Db): Promise<number> {
     const batch = await db.all(
       db.kysely
         .selectFrom('messages')
-        .select(['id', 'subject', 'from_name', 'from_address', 'to_addrs', 'cc_addrs', 'bcc_addrs', 'text'])
+        .select([
+          'id',
+          'subject',
+          'from_name',
+          'from_address',
+          'to_addrs',
+          'cc_addrs',
+          'bcc_addrs',
+          'source_id',
+        ])
         .where('id', '<=', Number(mark.value))
         .orderBy('id', 'desc')
         .limit(BATCH),
     );
     const next = batch.length < BATCH ? 0 : batch[batch.length - 1]!.id - 1;
+    const fields = await searchFieldsOfStored(db, batch);
     await db.transaction(async () => {
-      await messages.reindex(batch.map((m) => ({ id: m.id, fields: searchFieldsOfRow(m) })));
+      await messages.reindex(batch.map((m, i) => ({ id: m.id, fields: fields[i]! })));
       await db.run(
         next > 0
           ? db.kysely

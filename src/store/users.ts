@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.js';
 import type { UsersTable } from '../db/schema.js';
 import { nowIso } from './ids.js';
+import { removeUnusedSources } from './message-sources.js';
 
 /** A user as every reader sees it: never the password hash (`passwordHashOf` reads that alone). */
 export type UserRow = { id: number; name: string; admin: boolean; created_at: string };
@@ -69,8 +70,14 @@ export class UserStore {
     );
   }
 
+  /** Removes it with all its mail; the sources no message points at any more go with them. */
   async remove(id: number): Promise<boolean> {
-    return (await this.db.run(this.db.kysely.deleteFrom('users').where('id', '=', id))).changes > 0;
+    return await this.db.transaction(async () => {
+      const removed =
+        (await this.db.run(this.db.kysely.deleteFrom('users').where('id', '=', id))).changes > 0;
+      if (removed) await removeUnusedSources(this.db);
+      return removed;
+    });
   }
 
   async count(): Promise<number> {

@@ -11,18 +11,20 @@ import { SERVER_WARM_UP, WARM_UP, fillInbox, timeRequests, warmUp } from './list
 import { startMaildev, startMailroom } from './processes.js';
 import { printImapBench } from './imap.js';
 import { runSend } from './send.js';
+import { printStorage, runStorage, storageCorpus } from './storage.js';
 import { runInProcessWait, runWait } from './wait.js';
 import { runWebhooks } from './webhooks.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { copyDatabase } from '../../src/db/copy/copy.js';
 import type { MessageRow } from '../../src/store/messages.js';
-import { searchFieldsOfRow } from '../../src/store/search-fields.js';
+import { searchFieldsOfStored } from '../../src/store/search-fields.js';
 import type { Postgres } from '../helpers/postgres.js';
 
 const INGEST_MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 2000);
 const LIST_MESSAGES = Number(process.env.BENCH_LIST_MESSAGES ?? 100_000);
 const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 0);
 
+const STORAGE_MESSAGES = Number(process.env.BENCH_STORAGE_MESSAGES ?? 1500);
 const INGEST_ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
 
 /** `--db postgres`: ingest and list also run on a durable PostgreSQL, beside SQLite, in the same run. */
@@ -89,7 +91,7 @@ async function list() {
     const url = await postgresUrl();
     const copied = Date.now();
     await copyDatabase(path.join(sqliteDir, 'mailroom.db'), url, {
-      searchFields: (row) => searchFieldsOfRow(row as unknown as MessageRow),
+      searchFields: (rows, target) => searchFieldsOfStored(target, rows as unknown as MessageRow[]),
     });
     console.log(
       `\nthe same messages copied to PostgreSQL with mailroom db copy (which ends with ANALYZE) in ${((Date.now() - copied) / 1000).toFixed(1)} s`,
@@ -209,6 +211,14 @@ async function wait() {
   );
 }
 
+/** Bytes on disk per byte of mail, by table, on both engines (storage always runs on PostgreSQL too). */
+async function storage() {
+  const corpus = await storageCorpus(STORAGE_MESSAGES, process.env.BENCH_STORAGE_SHAPES?.split(','));
+  printStorage(await runStorage('SQLite', corpus));
+  printStorage(await runStorage('PostgreSQL', corpus, await postgresUrl()));
+  console.log('target: at most 0.8 bytes per byte of mail on both engines');
+}
+
 const only = process.argv[2]?.startsWith('--') ? undefined : process.argv[2];
 console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'ingest') await ingest();
@@ -218,4 +228,5 @@ if (!only || only === 'webhooks') await webhooks();
 if (!only || only === 'imap') await imap();
 if (!only || only === 'hostile') await hostile();
 if (!only || only === 'wait') await wait();
+if (!only || only === 'storage') await storage();
 await postgres?.stop();

@@ -223,7 +223,7 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
       subject: 'For bob',
       text: 'hello bob',
     });
-    // A source of ~3.5 MB, stored in pieces of 1 MB (message_raw_parts): read back whole on each copy.
+    // A source of ~3.5 MB, stored in pieces of 1 MB (message_source_parts): read back whole on each copy.
     await server.sendMail({
       from: 'alice@example.com',
       to: bob.inbox,
@@ -313,7 +313,7 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
         'attachments',
         'labels',
         'message_labels',
-        'message_raw_parts',
+        'message_source_parts',
         'threads',
         'webhooks',
         'deliveries',

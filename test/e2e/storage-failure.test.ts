@@ -81,7 +81,7 @@ describe('a storage failure while receiving', () => {
 
   /** Row counts of every table a received message touches (PostgreSQL's search index is a column). */
   const footprint = async () => {
-    const tables = ['messages', 'message_raw', 'attachments', 'threads', 'events'];
+    const tables = ['messages', 'message_sources', 'attachments', 'threads', 'events'];
     const counts: Record<string, number> = {};
     for (const table of onPostgres ? tables : [...tables, 'messages_fts'])
       counts[table] = await below.count(table);
@@ -103,7 +103,7 @@ describe('a storage failure while receiving', () => {
   it('answers 451 4.3.0 and stores nothing when the database refuses the write', async () => {
     const before = await footprint();
     const uids = await uidNext();
-    const undo = await below.failInserts('fail_raw', 'message_raw', 'disk full');
+    const undo = await below.failInserts('fail_raw', 'message_sources', 'disk full');
     try {
       const reply = await send([server.inbox], 'Lost?');
       expect(reply.code).toBe(451);

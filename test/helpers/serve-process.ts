@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { compiled } from './compiled.js';
 
@@ -22,18 +23,7 @@ export interface ServeProcess {
  * started` log line and its banner are out.
  */
 export async function spawnServe(env: Record<string, string>, flags: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [await compiled('src/cli/main.ts'), 'serve', ...flags], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      MAILROOM_HTTP_PORT: '0',
-      MAILROOM_SMTP_PORT: '0',
-      MAILROOM_VERIFY_AUTH: 'false',
-      MAILROOM_DB_SYNC: 'normal',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = await startServe(env, flags);
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -75,5 +65,24 @@ export async function spawnServe(env: Record<string, string>, flags: string[] = 
     void exited.then((code) =>
       reject(new Error(`mailroom serve exited (${code}) before it started:\n${err}`)),
     );
+  });
+}
+
+/** The `mailroom serve` process spawnServe starts, as soon as it is started (a test that stops it early). */
+export async function startServe(
+  env: Record<string, string>,
+  flags: string[] = [],
+): Promise<ChildProcessByStdio<null, Readable, Readable>> {
+  return spawn(process.execPath, [await compiled('src/cli/main.ts'), 'serve', ...flags], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      MAILROOM_HTTP_PORT: '0',
+      MAILROOM_SMTP_PORT: '0',
+      MAILROOM_VERIFY_AUTH: 'false',
+      MAILROOM_DB_SYNC: 'normal',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -50,7 +50,8 @@ describe('filing a message on the ingest path', () => {
             authResults: { spf: 'pass' },
           }),
       );
-      expect(row).toStrictEqual(await deps.store.messages.get(row.id));
+      const stored = await deps.store.messages.get(row.id);
+      expect(row).toStrictEqual({ ...stored, ...(await deps.store.messages.bodies([row.id])).get(row.id) });
       expect((await deps.store.messages.attachmentsOf([row.id])).get(row.id) ?? []).toHaveLength(
         parsed.attachments.length,
       );

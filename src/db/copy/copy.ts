@@ -18,8 +18,11 @@ export interface CopyProgress {
 }
 
 export interface CopyOptions {
-  /** The index text of a message row, built as ingest builds it (the copy rebuilds the index). */
-  searchFields(message: Row): SearchFields;
+  /**
+   * The index text of message rows, built as ingest builds it (the copy rebuilds the index), their
+   * text read from `target`, which holds their sources by then.
+   */
+  searchFields(messages: Row[], target: Db): Promise<SearchFields[]>;
   onProgress?(progress: CopyProgress): void;
   /** Rows per batch at most (default 1,000). */
   batchRows?: number;
@@ -188,8 +191,9 @@ async function insertBatch(target: Db, table: TablePlan, rows: Row[]): Promise<v
 
 /** The full-text index of a batch of messages, as ingest fills it (never FTS internals). */
 async function indexBatch(target: Db, messages: Row[], fields: CopyOptions['searchFields']): Promise<void> {
-  const rows = messages.map((m) => target.dialect.searchIndexRow(Number(m.id), fields(m)));
-  if (rows.length === 0) return;
+  if (messages.length === 0) return;
+  const texts = await fields(messages, target);
+  const rows = messages.map((m, i) => target.dialect.searchIndexRow(Number(m.id), texts[i]!));
   const columns = Object.keys(rows[0]!);
   await insertRows(
     target,

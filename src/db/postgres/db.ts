@@ -21,6 +21,7 @@ const GENERATED_KEY: Partial<Record<keyof Database, string>> = {
   inboxes: 'id',
   folders: 'id',
   messages: 'id',
+  message_sources: 'id',
   labels: 'rowid',
   deliveries: 'id',
   events: 'seq',

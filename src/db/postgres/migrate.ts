@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ConfigError } from '../../config.js';
+import { finishCompactPostgres } from '../compact-finish.js';
 import { knownMigrations, refuseUnknown } from '../migrate.js';
 
 const migrationsDir = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
@@ -29,11 +30,18 @@ type Queryable = pg.Pool | pg.PoolClient | pg.Client;
  * together never migrate at once (the second waits, then finds nothing left to do), and a failed
  * migration leaves the schema as it was. A database carrying a migration this release does not
  * know is refused (ConfigError, one line) before anything is changed. Returns the files applied.
+ * Then the last step of migration 017, where it is due (src/db/compact-finish.ts).
  */
 export async function runPostgresMigrations(
   db: Queryable,
   options: PostgresMigrateOptions = {},
 ): Promise<string[]> {
+  const applied = await applyMigrations(db, options);
+  await finishCompactPostgres(db, MIGRATION_LOCK_KEY);
+  return applied;
+}
+
+async function applyMigrations(db: Queryable, options: PostgresMigrateOptions): Promise<string[]> {
   const dir = options.dir ?? migrationsDir;
   const files = knownMigrations(dir);
   const client = db instanceof pg.Pool ? await db.connect() : db;

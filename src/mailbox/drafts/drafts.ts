@@ -108,7 +108,8 @@ async function storeDraft(
         ...(existing?.keepThread ? { threadId: existing.row.thread_id } : {}),
       });
       if (remoteUid !== null) await store.imapState.setRemoteUid(row.id, remoteUid);
-      return viewOfFiled((await store.messages.get(row.id))!, folder, parsed, true);
+      // Read back for the remote uid just set; the text and html are the filed row's.
+      return viewOfFiled({ ...row, ...(await store.messages.get(row.id))! }, folder, parsed, true);
     });
   const remote = remoteOf(deps, inbox);
   const view = remote

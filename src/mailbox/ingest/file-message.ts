@@ -6,10 +6,13 @@ import type { InboxRow } from '../../store/inboxes.js';
 import type { EventRow } from '../../store/events.js';
 import type { Store } from '../../store/index.js';
 import { nowIso } from '../../store/ids.js';
-import type { MessageRow } from '../../store/messages.js';
+import { packMessage } from '../../store/message-sources.js';
+import type { PackedSource } from '../../store/message-sources.js';
+import type { MessageWithBody } from '../../store/messages.js';
 import { searchFields } from '../../store/search-fields.js';
 import type { DeliveryView, EmailView } from '../reading/email-view.js';
-import { listColumnsOf, toEmailView } from '../reading/email-view.js';
+import { listColumnsOf } from '../../mail/list-columns.js';
+import { toEmailView } from '../reading/email-view.js';
 import { findThread, newThreadId } from './threading.js';
 
 export interface FileInput {
@@ -26,15 +29,23 @@ export interface FileInput {
   /** Reuse this uid instead of allocating one (a draft sent keeps its uid). */
   uid?: number;
   threadId?: string;
+  /**
+   * The stored source of `raw`, filed already in this transaction for another inbox the same
+   * delivery reached (its copies share it); absent, the source is stored with this message.
+   */
+  sourceId?: number;
+  /** `raw` and the parsed text and html already compressed (packMessage), where the caller did it ahead of its transaction. */
+  packed?: PackedSource;
 }
 
 const addressesOf = (list: ParsedAddress[]) => list.map((a) => a.address).filter((a) => a !== '');
 
 /**
- * Stores one parsed message into a folder of an inbox: uid, thread, row, raw, attachments,
- * index. Call inside the transaction that also records its events.
+ * Stores one parsed message into a folder of an inbox: uid, thread, row, source, attachments,
+ * index. Call inside the transaction that also records its events. Answers the row as stored,
+ * with its text and html.
  */
-export async function fileMessage(store: Store, input: FileInput): Promise<MessageRow> {
+export async function fileMessage(store: Store, input: FileInput): Promise<MessageWithBody> {
   const { inbox, parsed } = input;
   const receivedAt = nowIso(input.receivedAt);
   const date = parsed.date ? nowIso(parsed.date) : receivedAt;
@@ -63,7 +74,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   const to = addressesOf(parsed.to);
   const cc = addressesOf(parsed.cc);
   const bcc = input.bcc ?? [];
-  const row: Omit<MessageRow, 'id'> = {
+  const row: Omit<MessageWithBody, 'id' | 'source_id'> = {
     inbox_id: inbox.id,
     uid,
     folder_id: input.folder.id,
@@ -94,16 +105,17 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     // What a list page shows of the text, worked out once here instead of on every page.
     ...listColumnsOf(parsed.text),
   };
-  const id = await store.messages.insert(
-    row,
-    input.raw,
+  const { text, html, ...stored } = row;
+  const { id, sourceId } = await store.messages.insert(
+    stored,
+    input.sourceId ?? input.packed ?? (await packMessage(input.raw, { text, html })),
     attachmentRowsOf(parsed),
-    searchFields(row.subject, row.from_name, row.from_address, [...to, ...cc, ...bcc], row.text),
+    searchFields(row.subject, row.from_name, row.from_address, [...to, ...cc, ...bcc], text),
   );
   // A thread made for this message already has its uid and date as the last.
   if (!newThread) await store.threads.touch(threadId, uid, date);
   // The row as stored, without reading it back; a test compares it with the database's copy.
-  return { ...row, id };
+  return { ...row, id, source_id: sourceId };
 }
 
 /**
@@ -114,7 +126,7 @@ export async function appendEmailEvent(
   store: Store,
   type: 'email.received' | 'email.sent',
   inbox: InboxRow,
-  row: MessageRow,
+  row: { id: number },
   view: EmailView,
 ): Promise<EventRow> {
   return store.events.append({
@@ -128,7 +140,7 @@ export async function appendEmailEvent(
 
 /** The full Email view of a message just filed (attachments from the parse, no labels yet). */
 export function viewOfFiled(
-  row: MessageRow,
+  row: MessageWithBody,
   folder: FolderRow,
   parsed: ParsedEmail,
   sentByAccount: boolean,

@@ -20,6 +20,8 @@ export interface InboundMessage {
   /** File into Spam instead of INBOX (DMARC reject). */
   spam?: boolean;
   receivedAt?: Date;
+  /** The stored source of `raw`, where this transaction filed a copy already (a send's Sent copy). */
+  sourceId?: number;
 }
 
 export interface Filed {
@@ -113,6 +115,8 @@ export async function fileForEach(
   const receivedAt = message.receivedAt ?? new Date();
   const filed: Filed[] = [];
   const into = folders ?? (await inboundFolders(deps, message));
+  // One source for every copy: the first copy stores it, the others point at it.
+  let sourceId = message.sourceId;
   for (const [i, inbox] of message.inboxes.entries()) {
     const folder = into[i]!;
     const row = await fileMessage(deps.store, {
@@ -123,7 +127,9 @@ export async function fileForEach(
       flags: [],
       receivedAt,
       authResults: message.authResults,
+      sourceId,
     });
+    sourceId = row.source_id;
     events.push(
       await appendEmailEvent(
         deps.store,

@@ -1,7 +1,8 @@
 import { extractReplyHtml } from '../../mail/extract-reply-html.js';
 import { extractReplyText } from '../../mail/extract-reply.js';
+import { LIST_TEXT_LIMIT, previewOf } from '../../mail/list-columns.js';
 import type { AddressTotals } from '../../mail/types.js';
-import type { AttachmentRow, LabelRef, ListedMessageRow, MessageRow } from '../../store/messages.js';
+import type { AttachmentRow, LabelRef, MessageRow, MessageWithBody } from '../../store/messages.js';
 
 export interface AttachmentView {
   id: string;
@@ -52,39 +53,9 @@ export interface EmailView {
   addressTotals?: AddressTotals;
 }
 
-export const LIST_TEXT_LIMIT = 500;
-const PREVIEW_LENGTH = 200;
-
-/** Stored with each message when it is filed (listColumnsOf): a change here needs the migration extractReplyText's note describes. */
-export function previewOf(text: string): string {
-  return text
-    .slice(0, PREVIEW_LENGTH * 4)
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, PREVIEW_LENGTH);
-}
-
-/**
- * What a list shows of a text beyond its first 501 characters' worth, worked out once when the
- * message is filed and stored with it (migration 013), so a page reads neither the whole text nor
- * works on it: the preview and extractedText as a list cuts it. toEmailView gives the same answer
- * from these as from the whole text. An extracted text that is the text's own start (mail that
- * quotes nothing: most of it) is stored as NULL beside a preview, and a page does not carry the
- * same 500 characters twice; NULL beside a NULL preview is a row filed before migration 013.
- */
-export function listColumnsOf(text: string): { preview: string; list_extracted_text: string | null } {
-  const extracted = extractReplyText(text).slice(0, LIST_TEXT_LIMIT);
-  return {
-    preview: previewOf(text),
-    list_extracted_text: extracted === text.slice(0, LIST_TEXT_LIMIT) ? null : extracted,
-  };
-}
-
-/** A list row's extractedText from its stored columns, or undefined for a row filed before them. */
-function storedExtractedText(row: MessageRow | ListedMessageRow): string | undefined {
-  if (row.preview === null) return undefined;
-  return row.list_extracted_text ?? row.text.slice(0, LIST_TEXT_LIMIT);
-}
+/** A list row's extractedText from its stored columns: NULL where it is the list text's start. */
+const storedExtractedText = (row: MessageRow): string =>
+  row.list_extracted_text ?? row.list_text.slice(0, LIST_TEXT_LIMIT);
 
 export interface ViewContext {
   folderName: string;
@@ -101,7 +72,13 @@ export interface ViewContext {
   extract?: boolean;
 }
 
-export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext): EmailView {
+/**
+ * The Email view of a row: read whole (`full`, from a row with its text and html) or as a list
+ * shows it (from the row's list_text, preview and list_extracted_text alone).
+ */
+export function toEmailView(row: MessageRow | MessageWithBody, ctx: ViewContext): EmailView {
+  const whole = ctx.mode === 'full' && 'html' in row;
+  const text = whole ? row.text : row.list_text;
   const view: EmailView = {
     uid: row.uid,
     messageId: row.message_id,
@@ -115,8 +92,8 @@ export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext
     subject: row.subject,
     date: row.date,
     receivedAt: row.received_at,
-    text: row.text,
-    preview: row.preview ?? previewOf(row.text),
+    text,
+    preview: row.preview ?? previewOf(text),
     size: row.size,
     flags: JSON.parse(row.flags) as string[],
     labels: ctx.labels,
@@ -136,16 +113,14 @@ export function toEmailView(row: MessageRow | ListedMessageRow, ctx: ViewContext
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
   if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as AddressTotals;
   const extract = ctx.extract ?? true;
-  const whole = ctx.mode === 'full' && 'html' in row;
-  // A list row filed since migration 013 carries its text's first 501 characters only, and the
-  // extracted text as a list shows it (listColumnsOf); older rows carry the whole text.
-  if (extract)
-    view.extractedText = (whole ? undefined : storedExtractedText(row)) ?? extractReplyText(row.text);
+  // A list reads its text's first 501 characters only, and the extracted text as a list shows it
+  // (listColumnsOf), stored when the message was filed.
+  if (extract) view.extractedText = whole ? extractReplyText(text) : storedExtractedText(row);
   if (whole) {
     view.html = row.html;
     if (extract) view.extractedHtml = row.html === '' ? '' : extractReplyHtml(row.html);
-  } else if (row.text.length > LIST_TEXT_LIMIT) {
-    view.text = row.text.slice(0, LIST_TEXT_LIMIT);
+  } else if (text.length > LIST_TEXT_LIMIT) {
+    view.text = text.slice(0, LIST_TEXT_LIMIT);
     view.truncated = true;
     if (view.extractedText !== undefined && view.extractedText.length > LIST_TEXT_LIMIT)
       view.extractedText = view.extractedText.slice(0, LIST_TEXT_LIMIT);

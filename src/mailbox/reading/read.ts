@@ -1,11 +1,12 @@
 import type { InboxRow } from '../../store/inboxes.js';
-import type { ListedMessageRow, MessageRow } from '../../store/messages.js';
+import type { ListedMessageRow, MessageRow, MessageWithBody } from '../../store/messages.js';
 import { requireInbox, requireInboxFolder, requireMessage } from '../access.js';
 import type { InboxFolderLookup } from '../access.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { MailboxDeps } from '../deps.js';
 import type { EmailView } from './email-view.js';
-import { previewOf, toEmailView } from './email-view.js';
+import { previewOf } from '../../mail/list-columns.js';
+import { toEmailView } from './email-view.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { parseAttachment } from '../ingest/parse-message.js';
 
@@ -96,13 +97,14 @@ export async function viewsOf(
     .filter((r) => !('has_attachment_rows' in r) || r.has_attachment_rows)
     .map((r) => r.id);
   const labelledIds = rows.filter((r) => !('has_labels' in r) || r.has_labels).map((r) => r.id);
-  // Side by side: on PostgreSQL (outside a transaction) two connections, one round trip's wait.
-  const [attachments, labels] = await Promise.all([
+  // Side by side: on PostgreSQL (outside a transaction) three connections, one round trip's wait.
+  const [attachments, labels, bodies] = await Promise.all([
     deps.store.messages.attachmentsOf(attachmentIds),
     deps.store.messages.labelsOf(labelledIds),
+    mode === 'full' ? deps.store.messages.bodies(rows.map((r) => r.id)) : undefined,
   ]);
   return rows.map((row) =>
-    toEmailView(row, {
+    toEmailView(withBody(row, bodies), {
       folderName: folderName(row),
       attachments: attachments.get(row.id) ?? [],
       labels: labels.get(row.id) ?? [],
@@ -110,6 +112,15 @@ export async function viewsOf(
       sentByAccount: row.from_address.toLowerCase() === inbox.address.toLowerCase(),
     }),
   );
+}
+
+/** The row with its text and html, where they were read. */
+function withBody(
+  row: MessageRow,
+  bodies: Map<number, { text: string; html: string }> | undefined,
+): MessageRow | MessageWithBody {
+  const body = bodies?.get(row.id);
+  return body ? { ...row, ...body } : row;
 }
 
 /** The stored source; with `folderName`, only when the email is in that folder. */
@@ -185,7 +196,7 @@ export async function listThreads(
       messageCount: t.message_count,
       unreadCount: t.unread_count,
       lastDate: t.last_date,
-      preview: latest ? (latest.preview ?? previewOf(latest.text)) : '',
+      preview: latest ? (latest.preview ?? previewOf(latest.list_text)) : '',
     });
   }
   const last = page[page.length - 1];

@@ -113,7 +113,7 @@ export async function dispatch<R>(
     if (locals.size > 0) {
       await fileForEach(
         deps,
-        { raw: composed.raw, inboxes: [...locals.values()], receivedAt: sentAt },
+        { raw: composed.raw, inboxes: [...locals.values()], receivedAt: sentAt, sourceId: row.source_id },
         parsed,
         events,
       );
