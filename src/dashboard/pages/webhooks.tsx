@@ -121,10 +121,12 @@ async function hookPage(
 ) {
   const deps = c.var.deps;
   const hook = await getWebhook(deps, session.user.id, id);
-  const [{ deliveries }, waiting] = await Promise.all([
-    listDeliveries(deps, session.user.id, id, 50),
-    waitingDeliveries(deps, session.user.id, id),
-  ]);
+  // Waiting first, then the attempts: an attempt committed between the two reads then shows as
+  // an attempt (and perhaps still as waiting, for one refresh). Read side by side on PostgreSQL
+  // (two connections, two snapshots), the attempts could be read before it and the waiting after
+  // it: the delivery showed nowhere and the page never refreshed.
+  const waiting = await waitingDeliveries(deps, session.user.id, id);
+  const { deliveries } = await listDeliveries(deps, session.user.id, id, 50);
   const post = (path: string, label: string, primary = false) => (
     <PostButton session={session} action={`${hookUrl(id)}/${path}`} label={label} primary={primary} />
   );
