@@ -31,11 +31,13 @@ export function listColumnsOf(text: string): {
 } {
   const extracted = extractReplyText(text).slice(0, LIST_TEXT_LIMIT);
   const listText = listTextOf(text);
-  const preview = previewOf(text);
   return {
     list_text: listText,
-    // NULL where the list text gives it (most text: 200 characters before 501 are whitespace).
-    preview: preview === previewOf(listText) ? null : preview,
+    preview: storedPreview(previewOf(text), listText),
     list_extracted_text: extracted === text.slice(0, LIST_TEXT_LIMIT) ? null : extracted,
   };
 }
+
+/** A preview as stored beside `listText`: NULL where the list text gives it (most text: 200 characters before 501 are whitespace). */
+export const storedPreview = (preview: string, listText: string): string | null =>
+  preview === previewOf(listText) ? null : preview;

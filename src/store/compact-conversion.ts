@@ -9,7 +9,7 @@ import type { Db } from '../db/connection.js';
 import { MIGRATION_LOCK_KEY } from '../db/postgres/migrate.js';
 import type { PostgresDb } from '../db/postgres/db.js';
 import type { SqliteDb } from '../db/sqlite.js';
-import { listColumnsOf, previewOf } from '../mail/list-columns.js';
+import { listColumnsOf, storedPreview } from '../mail/list-columns.js';
 import { packMessage, writeSource } from './message-sources.js';
 import { searchFieldsOfRow } from './search-fields.js';
 
@@ -110,7 +110,7 @@ async function convertBatch(db: Db): Promise<number> {
       row.preview === null
         ? columns
         : {
-            preview: row.preview === previewOf(columns.list_text) ? null : row.preview,
+            preview: storedPreview(row.preview, columns.list_text),
             list_extracted_text: row.list_extracted_text,
           };
     await db.rawRun(
