@@ -15,7 +15,7 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 FROM node:20-bookworm-slim
 WORKDIR /app
 # Fewer malloc arenas: memory the parse and ingest threads freed is reused and returned
-# (about 100 MB less RSS after large messages, measured; see docs/decisions.md). A fixed mmap
+# (about 100 MB less RSS after large messages, measured; see docs/decisions/memory.md). A fixed mmap
 # threshold: a block of 1 MB or more (a big message's bytes) goes back to the system when freed,
 # where glibc would otherwise raise the threshold after the first and keep the next ones.
 ENV NODE_ENV=production \

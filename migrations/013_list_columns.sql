@@ -3,6 +3,6 @@
 -- `list_extracted_text` (extractedText as a list shows it: cut to 500 characters). A page then
 -- reads only the first 501 characters of `text`. NULL on rows filed before this migration (and
 -- after any later migration that sets them back to NULL because the extraction changed): a page
--- reads those rows' whole text and works both out as before (docs/decisions.md).
+-- reads those rows' whole text and works both out as before (docs/decisions/list-performance.md).
 ALTER TABLE messages ADD COLUMN preview TEXT;
 ALTER TABLE messages ADD COLUMN list_extracted_text TEXT;

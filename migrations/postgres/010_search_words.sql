@@ -1,7 +1,7 @@
 -- Full-text documents are made in Node, not by a trigger: the words SQLite's FTS5 tokenizer
 -- (unicode61 remove_diacritics 2) makes of a message, written as a ready tsvector
 -- (src/db/postgres/text-search.ts). Both engines now find the same mail by construction, and
--- ingest no longer pays ~4 ms a message for translate() and to_tsvector() (docs/decisions.md).
+-- ingest no longer pays ~4 ms a message for translate() and to_tsvector() (docs/decisions/search.md).
 -- The subject, addresses and body columns stay, always NULL, so the columns match SQLite's.
 DROP TRIGGER messages_fts_contentless ON messages_fts;
 DROP FUNCTION messages_fts_contentless();

@@ -49,7 +49,7 @@ export function registerServe(program: Command): void {
  * parser's objects: they are then made in the old generation, which V8 lets grow to up to 4x the
  * live heap before a full collection, so it fills with garbage and the Buffers it holds. Syncing
  * 20,000 small messages took RSS up ~200 MB that way. With pretenuring off and a fixed, small
- * growth factor the same sync grows +50-90 MB for 5-8% more CPU (issue 17; docs/decisions.md). Both
+ * growth factor the same sync grows +50-90 MB for 5-8% more CPU (docs/decisions/memory.md). Both
  * flags are read as the heap works, so setting them at start is enough; they are process-wide,
  * threads included. Only `serve` sets them: a process that embeds Mailroom keeps its own.
  */

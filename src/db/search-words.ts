@@ -9,7 +9,7 @@ const TOKENIZER = 'unicode61 remove_diacritics 2';
 /**
  * Run by SQLite's FTS5 itself, in an in-memory table, rather than written again in JavaScript:
  * a regular expression over Unicode classes differs from unicode61 (Unicode 6.1 tables, its own
- * case folding and diacritic list) on tens of thousands of code points (docs/decisions.md).
+ * case folding and diacritic list) on tens of thousands of code points (docs/decisions/search.md).
  */
 class Fts5Words {
   private readonly insert;

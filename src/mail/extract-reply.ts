@@ -10,7 +10,7 @@ import { findHistory, hasContent, isQuoted, markerLine, signatureStart } from '.
  * Its answer, cut as a list shows it, is stored with each message when it is filed
  * (messages.list_extracted_text, migrations 013 and 017): a change here (or in reply-markers.ts)
  * that changes an answer ships with a resumable refill of that column and `preview` from the
- * stored texts (docs/decisions.md, "A list page's stored columns").
+ * stored texts (docs/decisions/list-performance.md, "Stored list columns").
  */
 export function extractReplyText(text: string): string {
   const raw = (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).split('\n');

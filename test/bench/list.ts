@@ -70,7 +70,7 @@ export const WARM_UP = 300;
  * Requests a freshly started server answers before its first series is timed. V8 keeps
  * optimising a server's request path for a couple of thousand requests (on PostgreSQL the first
  * page's p50 fell from 8-10 ms to ~4.5 ms over the first 2,500 requests on this machine,
- * decisions "A list page on PostgreSQL: the round trips it does not need"): a server in use has
+ * docs/decisions/list-performance.md, "The list bench measures a warm server"): a server in use has
  * answered far more. The p50 of its
  * first 300 requests is printed too.
  */

@@ -24,7 +24,7 @@ async function statementsOf(work: () => Promise<void>): Promise<string[]> {
 
 // Rows a group commit files go to PostgreSQL in one statement per table (Db.insertSoon), and a
 // transaction reserves uids in blocks (InboxStore.allocateUids): fewer round trips in the chain
-// every message of a batch waits on (decisions, "PostgreSQL ingest: the chain of a batch").
+// every message of a batch waits on (docs/decisions/postgresql-performance.md, "The chain of a batch").
 describe('PostgresDb.insertSoon and readPast', () => {
   let db: PostgresDb;
   beforeAll(async () => {

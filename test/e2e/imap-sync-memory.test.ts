@@ -23,7 +23,7 @@ const LIMIT_MB = 120;
 // 25 MB messages: each was held several times at once (imapflow's chunks and their concatenation,
 // a structured-clone copy for the parse thread, mailparser given the whole body in one write),
 // +250-360 MB. Now streamed into shared memory and parsed in pieces (+123-136 MB), then stored in
-// pieces of 1 MB and bounded without a string of the message: +81-82 MB; see docs/decisions.md.
+// pieces of 1 MB and bounded without a string of the message: +81-82 MB; see docs/decisions/memory.md.
 const LARGE = { count: 6, mb: 25 };
 const LARGE_LIMIT_MB = 125;
 const ADMIN_TOKEN = 'sync-memory-admin-token-0123456789';

@@ -64,7 +64,7 @@ const isLookup = (text: string) =>
   /^\s*select\b/i.test(text) && /\b(inboxes|folders)\b/i.test(text) && !/"kind"|\\Trash/.test(text);
 
 // The round trips that set the speed of a page and of the group commit on PostgreSQL
-// (decisions, "PostgreSQL round trips"): what a change adds here shows in the bench.
+// (docs/decisions/postgresql-performance.md): what a change adds here shows in the bench.
 describe('round trips on PostgreSQL', () => {
   let server: TestServer;
   beforeAll(async () => {
