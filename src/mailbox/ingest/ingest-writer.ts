@@ -10,7 +10,7 @@ import { transferList } from './transfer-list.js';
 export interface IngestJob {
   id: number;
   raw: Uint8Array;
-  /** Parsed on the main thread, attachment bytes left out: the thread needs only their metadata. */
+  /** Parsed on a parse thread (small messages inline), attachment bytes left out: the thread needs only their metadata. */
   parsed: ParsedEmail;
   /** As read at RCPT TO, with the folder each files into: no lookups inside the group commit. */
   inboxes: InboxRow[];
