@@ -57,8 +57,8 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(domain.command('list').description('list hosted domains')).action((o: Common) =>
-    withDeps(o, async (deps, { domainView }) => {
-      const domains = (await deps.store.domains.list()).map((d) => domainView(d, deps.config.hostname));
+    withDeps(o, async (deps, { domainView, listDomains }) => {
+      const domains = (await listDomains(deps)).map((d) => domainView(d, deps.config.hostname));
       print(!!o.json, { domains }, () => table(domains, ['name', 'created_at']));
     }),
   );
@@ -108,8 +108,8 @@ export function registerAdminCommands(program: Command): void {
     });
   });
   common(user.command('list').description('list users')).action((o: Common) =>
-    withDeps(o, async (deps) => {
-      const users = await deps.store.users.list();
+    withDeps(o, async (deps, { listUsers }) => {
+      const users = await listUsers(deps);
       print(!!o.json, { users }, () => table(users, ['id', 'name', 'admin', 'created_at']));
     }),
   );
@@ -238,11 +238,8 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('list').description('list inboxes').option('--user <name>', 'only this user')).action(
     (o: Common & { user?: string }) =>
-      withDeps(o, async (deps, { inboxView, requireUser }) => {
-        const userId = o.user !== undefined ? (await requireUser(deps, o.user)).id : undefined;
-        const inboxes = await Promise.all(
-          (await deps.store.inboxes.list(userId)).map((i) => inboxView(deps, i)),
-        );
+      withDeps(o, async (deps, { inboxView, listInboxes }) => {
+        const inboxes = await Promise.all((await listInboxes(deps, o.user)).map((i) => inboxView(deps, i)));
         print(!!o.json, { inboxes }, () =>
           table(inboxes, ['address', 'kind', 'user', 'displayName', 'created_at']),
         );

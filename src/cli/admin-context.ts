@@ -81,11 +81,11 @@ export type AdminOperations = typeof adminOperations;
 /** Runs `fn` on the data directory; the database stays open until what it returns settles. */
 export async function withDeps<T>(
   o: DataDirOptions,
-  fn: (deps: MailboxDeps, admin: AdminOperations) => Promise<T>,
+  fn: (deps: MailboxDeps, admin: AdminOperations, db: Db) => Promise<T>,
 ): Promise<T> {
   const [{ deps, db }, admin] = await Promise.all([openDeps(o), import('../mailbox/operations/admin.js')]);
   try {
-    return await fn(deps, admin);
+    return await fn(deps, admin, db);
   } finally {
     await db.close();
   }

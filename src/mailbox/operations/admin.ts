@@ -278,6 +278,12 @@ export async function listUsers(deps: MailboxDeps): Promise<UserRow[]> {
   return deps.store.users.list();
 }
 
+/** The inboxes of the user named or numbered `user` (404 when none is), or every inbox. */
+export async function listInboxes(deps: MailboxDeps, user?: string): Promise<InboxRow[]> {
+  const userId = user !== undefined ? (await requireUser(deps, user)).id : undefined;
+  return deps.store.inboxes.list(userId);
+}
+
 /** The names of the hosted domains, for choosing an inbox's address. */
 export async function hostedDomainNames(deps: MailboxDeps): Promise<string[]> {
   return (await deps.store.domains.list()).map((d) => d.name);
