@@ -211,23 +211,28 @@ export function registerAdminCommands(program: Command): void {
         insecureTls?: boolean;
       },
     ) => {
-      const result = await withDeps(o, async (deps, { connectInbox, inboxView }) => {
-        const credentials = await connectCredentials(o);
-        // Loaded only here, so the other admin commands start without the IMAP stack.
-        const { ImapSyncManager } = await import('../imap/sync-manager.js');
-        const input = {
-          address,
-          user: o.user,
-          by: 'operator' as const,
-          displayName: o.displayName ?? '',
-          ...credentials,
-          ...(o.provider ? { provider: o.provider } : {}),
-          imapTls: trustFrom(o.imapCa, o.insecureTls, '--imap-ca'),
-          smtpTls: trustFrom(o.smtpCa, o.insecureTls, '--smtp-ca'),
-        };
-        const { inbox, servers } = await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input);
-        return { inbox: await inboxView(deps, inbox), servers };
-      });
+      // Loaded only here, so the other admin commands start without the IMAP stack. Never
+      // started: it verifies the servers; the server's own sync picks the inbox up.
+      const { ImapSyncManager } = await import('../imap/sync-manager.js');
+      const result = await withDeps(
+        o,
+        async (deps, { connectInbox, inboxView }) => {
+          const credentials = await connectCredentials(o);
+          const input = {
+            address,
+            user: o.user,
+            by: 'operator' as const,
+            displayName: o.displayName ?? '',
+            ...credentials,
+            ...(o.provider ? { provider: o.provider } : {}),
+            imapTls: trustFrom(o.imapCa, o.insecureTls, '--imap-ca'),
+            smtpTls: trustFrom(o.smtpCa, o.insecureTls, '--smtp-ca'),
+          };
+          const { inbox, servers } = await connectInbox(deps, input);
+          return { inbox: await inboxView(deps, inbox), servers };
+        },
+        (deps) => new ImapSyncManager(deps),
+      );
       print(!!o.json, result, () =>
         [
           `inbox ${result.inbox.address} connected for ${result.inbox.user}; sync starts now`,
