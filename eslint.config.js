@@ -37,6 +37,36 @@ export default tseslint.config(
     },
   },
   {
+    // The doors call mailbox verbs, never the store (ARCHITECTURE rule 9): its row types may be
+    // named, nothing of it run. db/ (the engine: open, back up, copy a file) stays open to the CLI.
+    files: ['src/{http,cli,smtp,dashboard,mcp,embed}/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/**', '**/store'],
+              allowTypeImports: true,
+              message: 'a door calls a mailbox verb (src/mailbox/), not the store',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportExpression[source.value=/(^|\\/)store(\\/|$)/]',
+          message: 'a door calls a mailbox verb (src/mailbox/), not the store',
+        },
+        {
+          selector: "MemberExpression[property.name='store']",
+          message: 'a door calls a mailbox verb (src/mailbox/), not deps.store',
+        },
+      ],
+    },
+  },
+  {
     // The dashboard's one client script runs in the browser, as written (no build step).
     files: ['assets/**/*.js'],
     languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },

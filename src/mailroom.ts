@@ -7,27 +7,21 @@ import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
 import { ConfigError, loadConfig, publicUrlOf, redactCredentials } from './config.js';
 import type { Db } from './db/connection.js';
-import { EventBus } from './events/bus.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
 import { webhookReach } from './events/url-guard.js';
-import type { Hono } from 'hono';
-import { registerDashboard } from './dashboard/app.js';
 import { createHttpApp } from './http/app.js';
 import type { ImapSyncOptions } from './imap/options.js';
-import { ImapSyncManager } from './imap/sync-manager.js';
 import type { AppEnv } from './http/context.js';
+import { ImapSyncManager } from './imap/sync-manager.js';
 import type { ConnectLookups } from './mailbox/connect/lookups.js';
 import { createEventStreamRoutes } from './http/routes/events-stream.js';
-import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import { addDomain, addLocalInbox, addUser, createKey } from './mailbox/operations/admin.js';
 import { createDeliveryWorker } from './mailbox/sending/delivery.js';
 import { createSignInLink } from './mailbox/operations/sign-in.js';
 import type { MailboxDeps } from './mailbox/deps.js';
-import { IngestWriter } from './mailbox/ingest/ingest-writer.js';
-import { ParsePool } from './mailbox/ingest/parse-pool.js';
+import { buildDeps } from './mailbox/runtime.js';
 import { storageWritable } from './mailbox/operations/readiness.js';
 import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
-import { EmailWaiters } from './mailbox/events/wait-for-email.js';
 import { EventTail } from './mailbox/events/event-tail.js';
 import { suiteHelpers } from './embed/helpers.js';
 import type { SuiteHelpers } from './embed/helpers.js';
@@ -140,17 +134,17 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       throw new Error('the data directory is not open yet: await mailroom.open() or start() first');
     return opened;
   };
-  const bus = new EventBus();
-  const deps: MailboxDeps = {
-    get store() {
-      return dataDir().store;
-    },
+  let imapSync!: ImapSyncManager;
+  const deps = buildDeps({
+    mode: 'server',
+    store: () => dataDir().store,
     config,
-    bus,
     log,
-    ...(options.lookups ? { lookups: options.lookups } : {}),
-  };
-  deps.waiters = new EmailWaiters(deps, options.eventStreamAccessCheckMs);
+    remote: (d) => (imapSync = new ImapSyncManager(d, options.imapOptions)),
+    lookups: options.lookups,
+    waitAccessCheckMs: options.eventStreamAccessCheckMs,
+  });
+  const { bus } = deps;
 
   const workers: Worker[] = [];
   workers.push(createDeliveryWorker(deps, options.outboundOptions));
@@ -173,8 +167,6 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   });
   workers.push(createTrashSweep(deps));
   workers.push(new EventTail(deps, options.eventTailMs ?? 500));
-  const imapSync = new ImapSyncManager(deps, options.imapOptions);
-  deps.remote = imapSync;
   workers.push(imapSync);
   let listening = false;
   const writable = storageWritable(deps, options.readinessProbeMs);
@@ -184,11 +176,9 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       if (!listening || !opened?.db.open) return 'starting';
       return (await writable()) ? 'ready' : 'unavailable';
     },
-    extraRoutes: [registerWebhookRoutes, eventStreams.register],
+    eventStreams,
     authFailureWindowMs: options.authFailureWindowMs,
   });
-  // The dashboard's pages, on the same app at / (the API stays under /api/v1 and /admin/v1).
-  registerDashboard(app as unknown as Hono<AppEnv>, eventStreams.streamFeed);
   const httpServer = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { maxHeaderSize: config.maxHeaderBytes },
@@ -220,15 +210,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
         // The secret first (openDataDir loads it): the store seals with it, and the ingest thread
         // gets it with the config.
         opened = await openDataDir(config, log);
-        // The ingest thread keeps the group commit off the main thread: SQLite's fsync would block
-        // it, and PostgreSQL's chain of round trips would wait behind its parsing and SMTP replies.
-        // An in-memory SQLite database cannot be opened by a second connection.
-        if ((config.dbFile !== ':memory:' || config.databaseUrl) && config.ingestThread) {
-          deps.ingest = new IngestWriter(config);
-        }
-        if (config.parseThreads > 0) {
-          deps.parser = new ParsePool(config.parseThreads, config.parseDeadlineMs, log);
-        }
+        deps.ingest.start();
+        deps.parser.start();
       })();
       return opening;
     },
@@ -259,7 +242,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       listening = false;
       const graceMs = config.shutdownGrace * 1000;
       eventStreams.closeAll();
-      deps.waiters?.closeAll();
+      deps.waiters.closeAll();
       const smtpClosed = closeSmtpServer(smtpServer, graceMs);
       const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const forced = setTimeout(() => {
@@ -274,7 +257,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       await withTimeout(Promise.all(workers.map((w) => w.stop())), WORKERS_STOP_MS);
       // Not raced against a timer: each ends its threads itself after the grace, and nothing may
       // touch the data folder once stop() has resolved.
-      await Promise.all([deps.ingest?.close(THREADS_STOP_MS), deps.parser?.close()]);
+      await Promise.all([deps.ingest.close(THREADS_STOP_MS), deps.parser.close()]);
       await opened?.db.close();
       log.info('mailroom stopped');
     },

@@ -57,8 +57,8 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(domain.command('list').description('list hosted domains')).action((o: Common) =>
-    withDeps(o, async (deps, { domainView }) => {
-      const domains = (await deps.store.domains.list()).map((d) => domainView(d, deps.config.hostname));
+    withDeps(o, async (deps, { domainView, listDomains }) => {
+      const domains = (await listDomains(deps)).map((d) => domainView(d, deps.config.hostname));
       print(!!o.json, { domains }, () => table(domains, ['name', 'created_at']));
     }),
   );
@@ -108,8 +108,8 @@ export function registerAdminCommands(program: Command): void {
     });
   });
   common(user.command('list').description('list users')).action((o: Common) =>
-    withDeps(o, async (deps) => {
-      const users = await deps.store.users.list();
+    withDeps(o, async (deps, { listUsers }) => {
+      const users = await listUsers(deps);
       print(!!o.json, { users }, () => table(users, ['id', 'name', 'admin', 'created_at']));
     }),
   );
@@ -211,23 +211,28 @@ export function registerAdminCommands(program: Command): void {
         insecureTls?: boolean;
       },
     ) => {
-      const result = await withDeps(o, async (deps, { connectInbox, inboxView }) => {
-        const credentials = await connectCredentials(o);
-        // Loaded only here, so the other admin commands start without the IMAP stack.
-        const { ImapSyncManager } = await import('../imap/sync-manager.js');
-        const input = {
-          address,
-          user: o.user,
-          by: 'operator' as const,
-          displayName: o.displayName ?? '',
-          ...credentials,
-          ...(o.provider ? { provider: o.provider } : {}),
-          imapTls: trustFrom(o.imapCa, o.insecureTls, '--imap-ca'),
-          smtpTls: trustFrom(o.smtpCa, o.insecureTls, '--smtp-ca'),
-        };
-        const { inbox, servers } = await connectInbox({ ...deps, remote: new ImapSyncManager(deps) }, input);
-        return { inbox: await inboxView(deps, inbox), servers };
-      });
+      // Loaded only here, so the other admin commands start without the IMAP stack. Never
+      // started: it verifies the servers; the server's own sync picks the inbox up.
+      const { ImapSyncManager } = await import('../imap/sync-manager.js');
+      const result = await withDeps(
+        o,
+        async (deps, { connectInbox, inboxView }) => {
+          const credentials = await connectCredentials(o);
+          const input = {
+            address,
+            user: o.user,
+            by: 'operator' as const,
+            displayName: o.displayName ?? '',
+            ...credentials,
+            ...(o.provider ? { provider: o.provider } : {}),
+            imapTls: trustFrom(o.imapCa, o.insecureTls, '--imap-ca'),
+            smtpTls: trustFrom(o.smtpCa, o.insecureTls, '--smtp-ca'),
+          };
+          const { inbox, servers } = await connectInbox(deps, input);
+          return { inbox: await inboxView(deps, inbox), servers };
+        },
+        (deps) => new ImapSyncManager(deps),
+      );
       print(!!o.json, result, () =>
         [
           `inbox ${result.inbox.address} connected for ${result.inbox.user}; sync starts now`,
@@ -238,11 +243,8 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('list').description('list inboxes').option('--user <name>', 'only this user')).action(
     (o: Common & { user?: string }) =>
-      withDeps(o, async (deps, { inboxView, requireUser }) => {
-        const userId = o.user !== undefined ? (await requireUser(deps, o.user)).id : undefined;
-        const inboxes = await Promise.all(
-          (await deps.store.inboxes.list(userId)).map((i) => inboxView(deps, i)),
-        );
+      withDeps(o, async (deps, { inboxView, listInboxes }) => {
+        const inboxes = await Promise.all((await listInboxes(deps, o.user)).map((i) => inboxView(deps, i)));
         print(!!o.json, { inboxes }, () =>
           table(inboxes, ['address', 'kind', 'user', 'displayName', 'created_at']),
         );

@@ -5,6 +5,7 @@ import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { withoutPassword } from '../db/postgres/url.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
+import type { RemoteBackends } from '../mailbox/remote.js';
 import type * as adminOperations from '../mailbox/operations/admin.js';
 import { CliError } from './errors.js';
 
@@ -62,17 +63,15 @@ export async function requireDatabase(config: Config): Promise<void> {
  * What they run on is loaded here, when a command runs: the CLI starts with commander alone
  * (every command loading the whole server cost a second of CPU, `--help` included).
  */
-export async function openDeps(o: DataDirOptions): Promise<{ deps: MailboxDeps; db: Db }> {
+async function openDeps(
+  o: DataDirOptions,
+  remote?: (deps: MailboxDeps) => RemoteBackends,
+): Promise<{ deps: MailboxDeps; db: Db }> {
   const config = cliConfig(o);
   if (!o.init) await requireDatabase(config);
   const warn = (message: string) => process.stderr.write(`mailroom: warning: ${message}\n`);
-  const [{ openDataDir }, { EventBus }, { pino }] = await Promise.all([
-    import('../store/open.js'),
-    import('../events/bus.js'),
-    import('pino'),
-  ]);
-  const { db, store } = await openDataDir(config, { info: () => {}, warn });
-  return { deps: { store, config, bus: new EventBus(), log: pino({ level: 'silent' }) }, db };
+  const { openForCommand } = await import('../mailbox/open-data-dir.js');
+  return openForCommand(config, warn, remote);
 }
 
 /** The admin verbs, handed to a command with its deps. */
@@ -81,11 +80,16 @@ export type AdminOperations = typeof adminOperations;
 /** Runs `fn` on the data directory; the database stays open until what it returns settles. */
 export async function withDeps<T>(
   o: DataDirOptions,
-  fn: (deps: MailboxDeps, admin: AdminOperations) => Promise<T>,
+  fn: (deps: MailboxDeps, admin: AdminOperations, db: Db) => Promise<T>,
+  /** The IMAP side, where a command needs it (connecting a mailbox verifies its servers). */
+  remote?: (deps: MailboxDeps) => RemoteBackends,
 ): Promise<T> {
-  const [{ deps, db }, admin] = await Promise.all([openDeps(o), import('../mailbox/operations/admin.js')]);
+  const [{ deps, db }, admin] = await Promise.all([
+    openDeps(o, remote),
+    import('../mailbox/operations/admin.js'),
+  ]);
   try {
-    return await fn(deps, admin);
+    return await fn(deps, admin, db);
   } finally {
     await db.close();
   }

@@ -30,8 +30,8 @@ export function registerBackupCommands(program: Command): void {
       import('../db/backup.js'),
       import('../db/sqlite.js'),
     ]);
-    const { bytes, secretFile } = await withDeps(o, async (deps) => ({
-      ...(await backupDatabase(sqliteOf(deps.store.db, SqliteDb), target)),
+    const { bytes, secretFile } = await withDeps(o, async (deps, _admin, db) => ({
+      ...(await backupDatabase(sqliteOf(db, SqliteDb), target)),
       secretFile: process.env.MAILROOM_SECRET
         ? undefined
         : path.join(path.dirname(deps.config.dbFile), SECRET_FILE),
@@ -54,8 +54,8 @@ export function registerBackupCommands(program: Command): void {
       .option('--force', 'replace the database the data directory already holds'),
   ).action(async (file: string, o: DataDirOptions & { force?: boolean }) => {
     refusePostgres(o, 'restore', 'pg_restore');
-    const { restoreDatabase } = await import('../store/restore.js');
-    const summary = await restoreDatabase(cliConfig(o), path.resolve(file), { force: !!o.force });
+    const { restoreBackup } = await import('../mailbox/operations/maintenance.js');
+    const summary = await restoreBackup(cliConfig(o), path.resolve(file), { force: !!o.force });
     print(
       !!o.json,
       { restored: summary },

@@ -52,7 +52,8 @@ export async function announce(mailroom: Mailroom, given: Given): Promise<void> 
 
 /** A later start shows no key (only its hash is stored): say how to make one. */
 async function keyHint(mailroom: Mailroom, reach: CliReach | null): Promise<string[]> {
-  const users = await mailroom.deps.store.users.list();
+  const { listUsers } = await import('../mailbox/operations/admin.js');
+  const users = await listUsers(mailroom.deps);
   if (!reach) {
     return [
       'The data is in memory (MAILROOM_MEMORY): the mailroom command cannot reach it. Make users,',

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { MessageRow } from '../store/messages.js';
 import { CliError } from './errors.js';
 import { print, table } from './output.js';
 import { ProgressBar } from './progress-bar.js';
@@ -15,18 +14,14 @@ export function registerDbCommands(program: Command): void {
     .requiredOption('--to <db>', 'the empty database to fill: a postgres:// URL or a new SQLite file')
     .option('--json', 'machine-readable output')
     .action(async (o: { from: string; to: string; json?: boolean }) => {
-      const [{ copyDatabase }, { CopyRefused }, { searchFieldsOfStored }] = await Promise.all([
-        import('../db/copy/copy.js'),
+      const [{ copyInstallation }, { CopyRefused }] = await Promise.all([
+        import('../mailbox/operations/maintenance.js'),
         import('../db/copy/refused.js'),
-        import('../store/search-fields.js'),
       ]);
       const bar = new ProgressBar();
       let result;
       try {
-        result = await copyDatabase(o.from, o.to, {
-          searchFields: (rows, target) => searchFieldsOfStored(target, rows as unknown as MessageRow[]),
-          onProgress: (p) => bar.update(p.table, p.copied, p.total),
-        });
+        result = await copyInstallation(o.from, o.to, (p) => bar.update(p.table, p.copied, p.total));
       } catch (error) {
         if (error instanceof CopyRefused) throw new CliError(error.code, error.message);
         throw error;

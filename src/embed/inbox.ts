@@ -4,10 +4,11 @@ import { emptyFolder } from '../mailbox/organising/empty-folder.js';
 import { listEmails, readEmail } from '../mailbox/reading/read.js';
 import { sendEmail } from '../mailbox/sending/send.js';
 import type { InboxHelper } from './public.js';
-import { ownerOf, waitForEmailInProcess } from './wait.js';
+import { ownerOfInbox } from '../mailbox/access.js';
+import { waitForEmailInProcess } from './wait.js';
 
 export function inboxHelper(deps: MailboxDeps, address: string): InboxHelper {
-  const owner = () => ownerOf(deps, address);
+  const owner = () => ownerOfInbox(deps, address);
   return {
     address,
     async send(message) {

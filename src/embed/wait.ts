@@ -2,16 +2,10 @@ import type { Email } from '../client/types.js';
 import type { WaitForEmailOptions } from '../client/waiting.js';
 import { DEFAULT_WAIT_MS, EmailWaitTimeout, LATEST_SHOWN, seen, waitFilters } from '../client/waiting.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { NotFound, Unavailable } from '../mailbox/errors.js';
+import { ownerOfInbox } from '../mailbox/access.js';
+import { Unavailable } from '../mailbox/errors.js';
 import { waitForEmails } from '../mailbox/events/wait-for-email.js';
 import { listEmails, readEmail } from '../mailbox/reading/read.js';
-
-/** The user who owns an inbox: in-process calls act as the inbox's owner, with no key. */
-export async function ownerOf(deps: MailboxDeps, account: string): Promise<number> {
-  const inbox = await deps.store.inboxes.findByAddress(account.trim());
-  if (!inbox) throw new NotFound(`no inbox ${account} on this server`);
-  return inbox.user_id;
-}
 
 /**
  * The in-process `waitForEmail`: the wait of `GET /emails?wait=` and MCP `wait_for_email`
@@ -22,7 +16,7 @@ export async function waitForEmailInProcess(deps: MailboxDeps, options: WaitForE
   const filters = waitFilters(options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
   const startedAt = Date.now();
-  const userId = await ownerOf(deps, filters.account);
+  const userId = await ownerOfInbox(deps, filters.account);
   const { emails, end } = await waitForEmails(deps, { userId }, { ...filters, limit: 1 }, { timeoutMs });
   const found = emails[0];
   if (found) return (await readEmail(deps, userId, filters.account, found.uid, found.folder)) as Email;

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Hono } from 'hono';
+import { registerDashboard } from '../dashboard/app.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import type { AppEnv } from './context.js';
 import { handleError, sendValidationError } from './errors.js';
@@ -27,13 +27,15 @@ import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSendRoutes } from './routes/send.js';
 import { registerThreadRoutes } from './routes/threads.js';
+import type { EventStreamRoutes } from './routes/events-stream.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 
 export interface HttpOptions {
   deps: MailboxDeps;
   /** For /readyz: 'ready' once the listeners are up and the database takes writes. */
   ready: () => Promise<'ready' | 'starting' | 'unavailable'>;
-  /** More /api/v1 route families (sending, labels, webhooks...) registered by their owners. */
-  extraRoutes?: ((app: OpenAPIHono<AppEnv>) => void)[];
+  /** `GET /events` and its token, whose open streams the server ends on stop; the dashboard's feed. */
+  eventStreams: EventStreamRoutes;
   /** Window of the failed-authentication throttle (default one minute); tests shorten it. */
   authFailureWindowMs?: number;
 }
@@ -99,7 +101,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerLabelRoutes(api);
   registerFolderRoutes(api);
   registerThreadRoutes(api);
-  for (const register of options.extraRoutes ?? []) register(api);
+  registerWebhookRoutes(api);
+  options.eventStreams.register(api);
   serveOpenApiDocument(api, '/openapi.json', {
     title: 'Mailroom API',
     description: 'Inboxes for software agents: list, read, send, reply, forward, organise and search mail.',
@@ -117,6 +120,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
       bodyCheck,
     }),
   );
-  registerDocs(root as unknown as Hono<never>);
+  registerDocs(root);
+  // The dashboard's pages, on the same app at / (the API stays under /api/v1 and /admin/v1).
+  registerDashboard(root, options.eventStreams.streamFeed);
   return root;
 }

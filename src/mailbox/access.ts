@@ -11,6 +11,13 @@ export async function requireInbox(deps: MailboxDeps, userId: number, account: s
   return inbox;
 }
 
+/** The user who owns an inbox (in-process calls act as the inbox's owner, with no key). */
+export async function ownerOfInbox(deps: MailboxDeps, account: string): Promise<number> {
+  const inbox = await deps.store.inboxes.findByAddress(account.trim());
+  if (!inbox) throw new NotFound(`no inbox ${account} on this server`);
+  return inbox.user_id;
+}
+
 /** Up to this many of the caller's inboxes are named in a refusal; past it, where to list them. */
 const NAMED_INBOXES = 5;
 
@@ -61,6 +68,20 @@ export interface InboxFolderLookup {
 }
 
 /**
+ * Starts requireInboxFolder's look-up before the caller is known (its owner is checked when
+ * requireInboxFolder is given it). A failure is left for requireInboxFolder to report.
+ */
+export function startInboxFolderLookup(
+  deps: MailboxDeps,
+  account: string,
+  folder: string,
+): InboxFolderLookup {
+  const found = deps.store.folders.findWithInbox(account.trim(), folder);
+  found.catch(() => {});
+  return { account, folder, found };
+}
+
+/**
  * requireInbox and requireFolder, in one query when the folder is found by its name; that query
  * may have been started already (`started`, when it is for the same account and folder).
  */
@@ -73,7 +94,7 @@ export async function requireInboxFolder(
 ): Promise<{ inbox: InboxRow; folder: FolderRow }> {
   const found = await (started?.account === account && started.folder === name
     ? started.found
-    : deps.store.folders.findWithInbox(account.trim(), name));
+    : startInboxFolderLookup(deps, account, name).found);
   if (!found || found.inbox.user_id !== userId) throw await notYourInbox(deps, userId, account);
   return { inbox: found.inbox, folder: found.folder ?? (await requireFolder(deps, found.inbox, name)) };
 }

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
-import { EventBus } from '../../src/events/bus.js';
+import { buildDeps } from '../../src/mailbox/runtime.js';
 import { parseEmail } from '../../src/mail/parse.js';
 import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
@@ -20,12 +20,12 @@ describe('filing a message on the ingest path', () => {
 
   beforeAll(async () => {
     const db = openDatabase({ file: ':memory:' });
-    deps = {
+    deps = buildDeps({
+      mode: 'cli',
       store: createStore(db, 'a test secret of enough length'),
       config: loadConfig({ dataDir: '/nonexistent' }),
-      bus: new EventBus(),
       log: pino({ level: 'silent' }),
-    };
+    });
     await addDomain(deps, 'mailroom.test');
     await addUser(deps, 'owner');
     inbox = await addLocalInbox(deps, 'bob@mailroom.test', 'owner');

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { mailroomErrorOf } from '../../mailbox/errors.js';
 import { redeemStreamToken } from '../../mailbox/events/stream-token.js';
+import { authenticateKey, noteKeyUsed } from '../../mailbox/operations/key-auth.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
@@ -32,7 +32,7 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
     }
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const row = match ? await c.var.deps.store.apiKeys.authenticate(match[1]!) : undefined;
+    const row = match ? await authenticateKey(c.var.deps, match[1]!) : undefined;
     if (!row) {
       throttle.failed(c);
       c.header('WWW-Authenticate', 'Bearer');
@@ -41,13 +41,7 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
     const now = Date.now();
     if (now - (lastTouched.get(row.id) ?? 0) > TOUCH_INTERVAL_MS) {
       lastTouched.set(row.id, now);
-      try {
-        await c.var.deps.store.apiKeys.touch(row.id);
-      } catch (error) {
-        // A database that cannot be written still serves reads: last_used_at waits for the next
-        // touch, and a write the request itself makes answers 503 unavailable.
-        if (mailroomErrorOf(error)?.code !== 'unavailable') throw error;
-      }
+      await noteKeyUsed(c.var.deps, row.id);
     }
     c.set('userId', row.user_id);
     c.set('keyId', row.id);

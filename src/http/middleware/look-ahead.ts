@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { startInboxFolderLookup } from '../../mailbox/access.js';
 import type { AppEnv } from '../context.js';
 
 const LIST_PATH = '/api/v1/emails';
@@ -15,9 +16,7 @@ export function lookAheadForList(): MiddlewareHandler<AppEnv> {
     const account = c.req.method === 'GET' && c.req.path === LIST_PATH ? c.req.query('account') : undefined;
     if (account !== undefined && c.req.query('wait') === undefined) {
       const folder = c.req.query('folder') ?? 'INBOX';
-      const found = c.var.deps.store.folders.findWithInbox(account.trim(), folder);
-      found.catch(() => {});
-      c.set('listLookAhead', { account, folder, found });
+      c.set('listLookAhead', startInboxFolderLookup(c.var.deps, account, folder));
     }
     return next();
   };

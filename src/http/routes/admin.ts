@@ -10,7 +10,10 @@ import {
   domainView,
   inboxView,
   keyView,
+  listDomains,
+  listInboxes,
   listKeys,
+  listUsers,
   removeDomain,
   removeInbox,
   removeUser,
@@ -132,9 +135,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
     }),
     async (c) =>
       ok(c, {
-        domains: (await c.var.deps.store.domains.list()).map((d) =>
-          domainView(d, c.var.deps.config.hostname),
-        ),
+        domains: (await listDomains(c.var.deps)).map((d) => domainView(d, c.var.deps.config.hostname)),
       }),
   );
   app.openapi(
@@ -174,7 +175,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       ...route('get', '/users', 'listUsers', 'Users'),
       responses: { ...okResponse(envelope(z.object({ users: z.array(AdminUser) })), 'Users'), ...errors },
     }),
-    async (c) => ok(c, { users: await c.var.deps.store.users.list() }),
+    async (c) => ok(c, { users: await listUsers(c.var.deps) }),
   );
   app.openapi(
     createRoute({
@@ -333,9 +334,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       },
     }),
     async (c) => {
-      const user = c.req.valid('query').user;
-      const userId = user !== undefined ? (await requireUser(c.var.deps, user)).id : undefined;
-      const rows = await c.var.deps.store.inboxes.list(userId);
+      const rows = await listInboxes(c.var.deps, c.req.valid('query').user);
       return ok(c, { inboxes: await Promise.all(rows.map((i) => inboxView(c.var.deps, i))) });
     },
   );

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Context, Hono } from 'hono';
+import type { AppEnv } from '../context.js';
 
 const require = createRequire(import.meta.url);
 /** Files served from swagger-ui-dist, by name. */
@@ -41,7 +42,7 @@ const page = `<!doctype html>
 </body></html>`;
 
 /** An interactive API reference served from the swagger-ui-dist package: works offline. */
-export function registerDocs(app: Hono<never>) {
+export function registerDocs(app: Hono<AppEnv>) {
   const dir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const docsPage = (c: Context) => c.html(page, 200, { 'Content-Security-Policy': DOCS_CSP });
   app.get('/docs', docsPage);

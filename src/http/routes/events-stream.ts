@@ -112,6 +112,8 @@ export interface EventStreamOptions {
  * `GET /events`. Returns the route registration and `closeAll`, which the server calls on stop
  * so open streams end at once instead of holding the HTTP server's close.
  */
+export type EventStreamRoutes = ReturnType<typeof createEventStreamRoutes>;
+
 export function createEventStreamRoutes(options: EventStreamOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const accessCheckMs = options.accessCheckMs ?? 3_000;

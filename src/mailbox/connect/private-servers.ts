@@ -4,7 +4,6 @@ import { checkHost } from '../../net/reach.js';
 import type { MailboxDeps } from '../deps.js';
 import { ValidationFailed } from '../errors.js';
 import type { RemoteConfig } from '../remote.js';
-import { connectLookups } from './lookups.js';
 
 /*
  * A person connecting a mailbox from the dashboard names servers this server then connects to:
@@ -36,9 +35,7 @@ export function publicOnlyResolver(
   config: RemoteConfig,
   deps: Pick<MailboxDeps, 'config' | 'lookups'>,
 ): Resolver | undefined {
-  return config.publicOnly && !deps.config.connectAllowPrivate
-    ? connectLookups(deps.lookups).resolve
-    : undefined;
+  return config.publicOnly && !deps.config.connectAllowPrivate ? deps.lookups.resolve : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { EventRow } from '../../store/events.js';
 import { notYourInbox, requireInbox } from '../access.js';
-import { MailroomError, Unavailable } from '../errors.js';
+import { MailroomError } from '../errors.js';
 import type { MailboxDeps } from '../deps.js';
 import type { EmailView } from '../reading/email-view.js';
 import type { ListQuery } from '../reading/read.js';
@@ -28,6 +28,35 @@ export type WaitEnd = 'found' | 'timeout' | 'shutdown' | 'aborted';
 export interface WaitCaller {
   userId: number;
   keyId?: string;
+}
+
+/** Where requests wait for mail: the server's waiting room, or, where no server runs, none. */
+export interface Waiters {
+  wait(
+    caller: WaitCaller,
+    query: ListQuery,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<EmailPage & { end: WaitEnd }>;
+  /** Ends every wait with an empty page (server stopping); later waits end at once. */
+  closeAll(): void;
+  /** How many requests are waiting now (for tests and metrics). */
+  readonly size: number;
+}
+
+/**
+ * Outside the server (the CLI, the ingest thread) nothing files mail while a wait sleeps, so a
+ * wait answers at once: the first page, found or not.
+ */
+export function waitersAtOnce(deps: MailboxDeps): Waiters {
+  return {
+    async wait(caller, query) {
+      const page = await listEmails(deps, caller.userId, query);
+      return { ...page, end: page.emails.length > 0 ? 'found' : 'timeout' };
+    },
+    closeAll() {},
+    size: 0,
+  };
 }
 
 /** A key's waits on one inbox: what an access check looks at. */
@@ -58,7 +87,7 @@ interface Group {
  * empty is answered. No waiter reads the database on its own clock: the access of the keys holding
  * waits is re-read every `accessCheckMs` for all of them at once, one check per key and inbox.
  */
-export class EmailWaiters {
+export class EmailWaiters implements Waiters {
   /** inbox id -> (user and query, as a key) -> the group waiting on that query. */
   private readonly byInbox = new Map<number, Map<string, Group>>();
   private readonly dirty = new Set<number>();
@@ -308,6 +337,5 @@ export async function waitForEmails(
   query: ListQuery,
   options: WaitOptions,
 ): Promise<EmailPage & { end: WaitEnd }> {
-  if (!deps.waiters) throw new Unavailable('waiting for mail needs a running server');
   return deps.waiters.wait(caller, query, options.timeoutMs, options.signal);
 }

@@ -9,9 +9,9 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { openDatabase } from '../../db/open.js';
 import { PostgresDb } from '../../db/postgres/db.js';
-import { EventBus } from '../../events/bus.js';
 import type { EventRow } from '../../store/events.js';
 import { createStore } from '../../store/index.js';
+import { buildDeps } from '../runtime.js';
 import type { IngestJob, IngestReply } from './ingest-writer.js';
 import { expectThreadLookups, fileForEach } from './receive.js';
 import { releaseAfterLarge } from './release-large.js';
@@ -22,12 +22,12 @@ if (!config.secret) throw new Error('the ingest thread starts after MAILROOM_SEC
 const db: Db = config.databaseUrl
   ? new PostgresDb(config.databaseUrl, { max: 2 })
   : openDatabase({ file: config.dbFile, synchronous: config.dbSync });
-const deps = {
+const deps = buildDeps({
+  mode: 'ingest-thread',
   store: createStore(db, config.secret),
   config,
-  bus: new EventBus(),
   log: pino({ level: 'silent' }),
-};
+});
 const port = parentPort!;
 
 port.on('message', (message: IngestJob | 'close') => {

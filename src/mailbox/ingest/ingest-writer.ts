@@ -4,6 +4,8 @@ import type { ParsedEmail } from '../../mail/types.js';
 import type { EventRow } from '../../store/events.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
+import type { MailboxDeps } from '../deps.js';
+import type { Filed, InboundMessage, Ingest } from './receive.js';
 import { startThread } from './thread-start.js';
 import { transferList } from './transfer-list.js';
 
@@ -34,22 +36,47 @@ interface Pending {
  * the commit holding that message is done. A crashed thread fails its pending messages (the
  * SMTP client gets 451 and retries) and is started again.
  */
-export class IngestWriter {
-  private worker: Worker;
+export class IngestWriter implements Ingest {
+  private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closing = false;
 
-  constructor(private readonly config: Config) {
-    this.worker = this.spawn();
+  /** `config` goes to the thread when it starts: by then it holds the secret. */
+  constructor(private readonly config: Config) {}
+
+  start(): void {
+    if (!this.worker && !this.closing) this.worker = this.spawn();
+  }
+
+  async file(
+    deps: MailboxDeps,
+    message: InboundMessage,
+    parsed: ParsedEmail,
+    folders: FolderRow[],
+  ): Promise<Filed[]> {
+    const reply = await this.submit({
+      raw: message.raw,
+      parsed: { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) },
+      inboxes: message.inboxes,
+      folders,
+      authResults: message.authResults,
+      spam: message.spam ?? false,
+      receivedAt: (message.receivedAt ?? new Date()).toISOString(),
+    });
+    deps.bus.publish(reply.events);
+    const byId = new Map(message.inboxes.map((inbox) => [inbox.id, inbox]));
+    return reply.filed.map((f) => ({ inbox: byId.get(f.inboxId)!, uid: f.uid }));
   }
 
   /** `job.raw` moves to the thread when it owns its memory (no copy): the caller must not read it after. */
-  submit(job: Omit<IngestJob, 'id'>): Promise<Extract<IngestReply, { filed: unknown }>> {
+  private submit(job: Omit<IngestJob, 'id'>): Promise<Extract<IngestReply, { filed: unknown }>> {
+    const { worker } = this;
+    if (!worker) return Promise.reject(new Error('the ingest thread is not started'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...job, id }, transferList(job.raw));
+      worker.postMessage({ ...job, id }, transferList(job.raw));
     });
   }
 
@@ -60,13 +87,15 @@ export class IngestWriter {
    */
   async close(graceMs = 10_000): Promise<void> {
     this.closing = true;
+    if (!this.worker) return;
     const deadline = Date.now() + graceMs;
     while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.postMessage('close');
+    const worker = this.worker;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage('close');
     const left = Math.max(0, deadline - Date.now());
     await Promise.race([exited, new Promise((r) => setTimeout(r, left).unref())]);
-    await this.worker.terminate();
+    await worker.terminate();
   }
 
   private spawn(): Worker {

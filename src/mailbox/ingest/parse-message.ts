@@ -1,7 +1,9 @@
+import type { Logger } from 'pino';
 import { parseEmail, parseHeadersOnlyBounded } from '../../mail/parse.js';
 import type { ParsedAttachment, ParsedEmail } from '../../mail/types.js';
 import type { MailboxDeps } from '../deps.js';
 import { Unprocessable } from '../errors.js';
+import type { ParsePool } from './parse-pool.js';
 import { ParseTimeout } from './parse-pool.js';
 
 /** Small and with few MIME parts: a few milliseconds at worst, since every parse step is linear. */
@@ -22,40 +24,76 @@ function parsesInline(raw: Buffer): boolean {
   return true;
 }
 
-/**
- * Parses an inbound message: on a parse thread when there is a pool, inline otherwise. A parse
- * that fails there (past its deadline, or the thread died) falls back to a bounded reading of
- * the headers, so the message is still stored and its sender still gets 250.
- */
-export async function parseInbound(deps: MailboxDeps, raw: Buffer): Promise<ParsedEmail> {
-  if (!deps.parser || parsesInline(raw)) return parseEmail(raw, { content: 'none' });
-  try {
-    return await deps.parser.parse(raw);
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    deps.log.warn({ reason: why, bytes: raw.length }, 'inbound message stored from its headers only');
-    return parseHeadersOnlyBounded(
-      raw,
-      `full parse failed (${why}); only the headers and the start of the body were read`,
-    );
-  }
+/** Where inbound mail and attachment reads are parsed: on parse threads, or on this thread. */
+export interface Parser {
+  /** The message with its attachments' metadata (content left empty). */
+  parse(raw: Buffer): Promise<ParsedEmail>;
+  /** One attachment of the message, content included; null when it has none with that id. */
+  attachment(raw: Buffer, attachmentId: string): Promise<ParsedAttachment | null>;
+  /** Starts its threads (the server's open()). */
+  start(): void;
+  /** Resolves once every thread has loaded the parser. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
 }
 
-/** One attachment's bytes, parsed on a parse thread when there is a pool. */
-export async function parseAttachment(
+/** Parsing on this thread: the CLI, the ingest thread, a server with MAILROOM_PARSE_THREADS=0. */
+export const inlineParser: Parser = {
+  parse: (raw) => parseEmail(raw, { content: 'none' }),
+  async attachment(raw, attachmentId) {
+    const parsed = await parseEmail(raw, { content: { only: attachmentId } });
+    return parsed.attachments.find((a) => a.id === attachmentId) ?? null;
+  },
+  start() {},
+  ready: async () => {},
+  close: async () => {},
+};
+
+/**
+ * Parsing on the pool's threads. A parse that fails there (past its deadline, or the thread
+ * died) falls back to a bounded reading of the headers, so the message is still stored and its
+ * sender still gets 250.
+ */
+export function threadParser(pool: ParsePool, log: Logger): Parser {
+  return {
+    async parse(raw) {
+      if (parsesInline(raw)) return parseEmail(raw, { content: 'none' });
+      try {
+        return await pool.parse(raw);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        log.warn({ reason: why, bytes: raw.length }, 'inbound message stored from its headers only');
+        return parseHeadersOnlyBounded(
+          raw,
+          `full parse failed (${why}); only the headers and the start of the body were read`,
+        );
+      }
+    },
+    async attachment(raw, attachmentId) {
+      try {
+        return await pool.attachment(raw, attachmentId);
+      } catch (error) {
+        if (error instanceof ParseTimeout)
+          throw new Unprocessable(`this message takes too long to parse (over ${error.deadlineMs} ms)`);
+        throw error;
+      }
+    },
+    start: () => pool.start(),
+    ready: () => pool.ready(),
+    close: () => pool.close(),
+  };
+}
+
+/** Parses an inbound message (attachments' content left out) where deps.parser parses. */
+export function parseInbound(deps: MailboxDeps, raw: Buffer): Promise<ParsedEmail> {
+  return deps.parser.parse(raw);
+}
+
+/** One attachment's bytes, parsed where deps.parser parses. */
+export function parseAttachment(
   deps: MailboxDeps,
   raw: Buffer,
   attachmentId: string,
 ): Promise<ParsedAttachment | null> {
-  if (!deps.parser) {
-    const parsed = await parseEmail(raw, { content: { only: attachmentId } });
-    return parsed.attachments.find((a) => a.id === attachmentId) ?? null;
-  }
-  try {
-    return await deps.parser.attachment(raw, attachmentId);
-  } catch (error) {
-    if (error instanceof ParseTimeout)
-      throw new Unprocessable(`this message takes too long to parse (over ${error.deadlineMs} ms)`);
-    throw error;
-  }
+  return deps.parser.attachment(raw, attachmentId);
 }

@@ -47,11 +47,15 @@ export class ParsePool {
   private closed = false;
 
   constructor(
-    size: number,
+    private readonly size: number,
     private readonly deadlineMs: number,
     private readonly log?: Logger,
-  ) {
-    for (let i = 0; i < size; i++) this.spawn();
+  ) {}
+
+  /** Starts the threads (once; after close, never). */
+  start(): void {
+    if (this.closed || this.slots.length > 0) return;
+    for (let i = 0; i < this.size; i++) this.spawn();
   }
 
   /** The message with its attachments' metadata (content left empty). */

@@ -48,31 +48,47 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
   // Looked up before the group commit, side by side with the other sessions' work: inside it each
   // lookup is one more round trip in the chain every message of a batch waits on (PostgreSQL).
   const folders = await inboundFolders(deps, message);
-  if (deps.ingest) {
-    const reply = await deps.ingest.submit({
-      raw: message.raw,
-      parsed: { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.alloc(0) })) },
-      inboxes: message.inboxes,
-      folders,
-      authResults: message.authResults,
-      spam: message.spam ?? false,
-      receivedAt: (message.receivedAt ?? new Date()).toISOString(),
-    });
-    deps.bus.publish(reply.events);
-    const byId = new Map(message.inboxes.map((inbox) => [inbox.id, inbox]));
-    return reply.filed.map((f) => ({ inbox: byId.get(f.inboxId)!, uid: f.uid }));
-  }
-  const events: EventRow[] = [];
-  const filed = await deps.store.groupCommit.submit(
-    () => {
-      events.length = 0;
-      return fileForEach(deps, message, parsed, events, folders);
-    },
-    () => expectThreadLookups(deps.store, message, parsed),
-  );
-  deps.bus.publish(events);
-  return filed;
+  return deps.ingest.file(deps, message, parsed, folders);
 }
+
+/** Where received mail is filed: on the ingest thread, or inline on this one. */
+export interface Ingest {
+  /**
+   * Files `message` into `folders` (inboundFolders) in a group commit and publishes its events;
+   * resolves after that commit.
+   */
+  file(
+    deps: MailboxDeps,
+    message: InboundMessage,
+    parsed: ParsedEmail,
+    folders: FolderRow[],
+  ): Promise<Filed[]>;
+  /** Starts its thread (the server's open(), once the secret is loaded). */
+  start(): void;
+  /** Lets what it holds finish for up to `graceMs`, then ends its thread. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Filing on this thread's connection: an in-memory database (a second connection cannot open
+ * it), MAILROOM_INGEST_THREAD off, the CLI, and the ingest thread itself.
+ */
+export const inlineIngest: Ingest = {
+  async file(deps, message, parsed, folders) {
+    const events: EventRow[] = [];
+    const filed = await deps.store.groupCommit.submit(
+      () => {
+        events.length = 0;
+        return fileForEach(deps, message, parsed, events, folders);
+      },
+      () => expectThreadLookups(deps.store, message, parsed),
+    );
+    deps.bus.publish(events);
+    return filed;
+  },
+  start() {},
+  close: async () => {},
+};
 
 /**
  * The folder each inbox files the message into (INBOX, or Spam), in the order of

@@ -12,7 +12,6 @@ import type { RemoteConfig, TlsTrust } from '../remote.js';
 import { checkTls } from '../remote-trust.js';
 import { requireInbox } from '../access.js';
 import { checkPassword, hashPassword } from './passwords.js';
-import { connectLookups } from '../connect/lookups.js';
 import { refusePrivateServers } from '../connect/private-servers.js';
 import type { ServerChoice, ServersView } from '../connect/servers.js';
 import { resolveServers } from '../connect/servers.js';
@@ -169,7 +168,7 @@ export async function removeInbox(deps: MailboxDeps, address: string, ownerId?: 
       : await deps.store.inboxes.findByAddress(address);
   if (!inbox) throw new NotFound(`no inbox ${address}`);
   await deps.store.inboxes.remove(inbox.id);
-  if (inbox.kind === 'imap') deps.remote?.inboxesChanged();
+  if (inbox.kind === 'imap') deps.remote.inboxesChanged();
 }
 
 export interface ConnectInput extends ServerChoice {
@@ -210,7 +209,7 @@ export async function connectInbox(
   }
   if (await deps.store.inboxes.findByAddress(normalized))
     throw new Conflict(`inbox ${normalized} already exists`);
-  const lookups = connectLookups(deps.lookups);
+  const lookups = deps.lookups;
   const staysPublic = input.by === 'user' && !deps.config.connectAllowPrivate;
   const servers = await resolveServers(
     deps.config,
@@ -234,7 +233,6 @@ export async function connectInbox(
     ...(input.by === 'user' ? { publicOnly: true as const } : {}),
   };
   if (staysPublic) await refusePrivateServers(config, lookups.resolve);
-  if (!deps.remote) throw new Error('connecting a mailbox needs the IMAP backend');
   if (!deps.config.secret) throw new Error('MAILROOM_SECRET is not loaded');
   try {
     await deps.remote.verify(config);
@@ -276,6 +274,12 @@ export async function listDomains(deps: MailboxDeps): Promise<DomainRow[]> {
 
 export async function listUsers(deps: MailboxDeps): Promise<UserRow[]> {
   return deps.store.users.list();
+}
+
+/** The inboxes of the user named or numbered `user` (404 when none is), or every inbox. */
+export async function listInboxes(deps: MailboxDeps, user?: string): Promise<InboxRow[]> {
+  const userId = user !== undefined ? (await requireUser(deps, user)).id : undefined;
+  return deps.store.inboxes.list(userId);
 }
 
 /** The names of the hosted domains, for choosing an inbox's address. */

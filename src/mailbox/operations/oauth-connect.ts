@@ -3,7 +3,7 @@ import type { InboxRow } from '../../store/inboxes.js';
 import { nowIso } from '../../store/ids.js';
 import type { MailboxDeps } from '../deps.js';
 import { Forbidden, MailroomError, Upstream, ValidationFailed } from '../errors.js';
-import { connectLookups, oauthOf, providersWithOAuthClient } from '../connect/lookups.js';
+import { oauthOf, providersWithOAuthClient } from '../connect/lookups.js';
 import {
   RefreshTokenRefused,
   TokenEndpointFailed,
@@ -37,7 +37,7 @@ export class AuthorizationAttemptRefused extends MailroomError {}
 
 /** The providers whose OAuth client is set (MAILROOM_OAUTH_<PROVIDER>_CLIENT_ID). */
 export function oauthProviders(deps: MailboxDeps): OAuthProviderChoice[] {
-  const lookups = connectLookups(deps.lookups);
+  const lookups = deps.lookups;
   return providersWithOAuthClient(deps.config, lookups).map((name) => {
     const preset = lookups.providers[name];
     return {
@@ -60,7 +60,7 @@ export async function startOAuthConnect(
 ): Promise<string> {
   if (!isProviderName(input.provider))
     throw ValidationFailed.field('provider', `unknown provider ${JSON.stringify(input.provider)}`);
-  const lookups = connectLookups(deps.lookups);
+  const lookups = deps.lookups;
   const { endpoints, client } = oauthOf(deps.config, lookups, input.provider);
   const address = (input.address ?? '').trim().toLowerCase();
   if (address && !isValidAddress(address))
@@ -131,7 +131,7 @@ export async function finishOAuthConnect(
     );
   const provider = attempt.provider;
   if (!isProviderName(provider)) throw new Error(`an OAuth2 attempt names no known provider: ${provider}`);
-  const lookups = connectLookups(deps.lookups);
+  const lookups = deps.lookups;
   const label = lookups.providers[provider].label;
   if (callback.error) {
     const said = callback.errorDescription ? `: ${callback.errorDescription}` : '';

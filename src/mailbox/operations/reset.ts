@@ -16,5 +16,5 @@ export async function resetMailboxes(deps: MailboxDeps): Promise<void> {
  */
 export async function resetEverything(deps: MailboxDeps): Promise<void> {
   await deps.store.reset.everything();
-  deps.remote?.inboxesChanged();
+  deps.remote.inboxesChanged();
 }

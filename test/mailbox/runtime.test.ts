@@ -1,0 +1,81 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/connection.js';
+import { openDatabase } from '../../src/db/open.js';
+import { remoteOf } from '../../src/mailbox/backend.js';
+import type { MailboxDeps } from '../../src/mailbox/deps.js';
+import { MailroomError } from '../../src/mailbox/errors.js';
+import { waitForEmails } from '../../src/mailbox/events/wait-for-email.js';
+import { receiveMessage } from '../../src/mailbox/ingest/receive.js';
+import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
+import { listEmails } from '../../src/mailbox/reading/read.js';
+import { buildDeps } from '../../src/mailbox/runtime.js';
+import { createStore } from '../../src/store/index.js';
+import type { InboxRow } from '../../src/store/inboxes.js';
+
+/** The deps the CLI and the ingest thread run on: no threads, no sync, no waiting room. */
+describe('deps built for a command', () => {
+  let db: Db;
+  let deps: MailboxDeps;
+  let inbox: InboxRow;
+
+  beforeAll(async () => {
+    db = openDatabase({ file: ':memory:' });
+    deps = buildDeps({
+      mode: 'cli',
+      store: createStore(db, 'a test secret of enough length'),
+      config: loadConfig({ dataDir: '/nonexistent' }),
+      log: pino({ level: 'silent' }),
+    });
+    await addDomain(deps, 'mailroom.test');
+    await addUser(deps, 'owner');
+    inbox = await addLocalInbox(deps, 'bob@mailroom.test', 'owner');
+  });
+  afterAll(() => db.close());
+
+  it('cannot be changed once built', () => {
+    expect(Object.isFrozen(deps)).toBe(true);
+    expect(() => Object.assign(deps, { remote: null })).toThrow(TypeError);
+  });
+
+  it('files and parses received mail on this thread', async () => {
+    const raw = Buffer.from(
+      'From: a@example.com\r\nTo: bob@mailroom.test\r\nSubject: inline\r\n\r\nHello\r\n',
+    );
+    await receiveMessage(deps, { raw, inboxes: [inbox] });
+    const page = await listEmails(deps, inbox.user_id, { account: inbox.address, limit: 10 });
+    expect(page.emails.map((e) => e.subject)).toEqual(['inline']);
+  });
+
+  it('answers a wait for mail at once with what is there', async () => {
+    const caller = { userId: inbox.user_id };
+    const found = await waitForEmails(
+      deps,
+      caller,
+      { account: inbox.address, limit: 10 },
+      { timeoutMs: 600_000 },
+    );
+    expect(found.end).toBe('found');
+    const none = await waitForEmails(
+      deps,
+      caller,
+      { account: inbox.address, folder: 'Trash', limit: 10 },
+      { timeoutMs: 600_000 },
+    );
+    expect(none).toMatchObject({ emails: [], end: 'timeout' });
+  });
+
+  it("refuses a connected inbox's writes with 422, naming why", () => {
+    const connected = { ...inbox, kind: 'imap', address: 'far@example.com' } as InboxRow;
+    let refused: unknown;
+    try {
+      remoteOf(deps, connected);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(MailroomError);
+    expect((refused as MailroomError).code).toBe('unprocessable');
+    expect((refused as Error).message).toBe('far@example.com is a connected mailbox and sync is not running');
+  });
+});
