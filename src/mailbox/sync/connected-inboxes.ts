@@ -6,6 +6,9 @@ import type { RemoteConfig } from '../remote.js';
 
 export type SyncState = 'connecting' | 'syncing' | 'synced' | 'error';
 
+/** An inbox connected to an external mailbox. */
+export type ConnectedInbox = InboxRow;
+
 /** The inboxes connected to an external mailbox; null once the database is closed (stopping). */
 export async function connectedInboxes(deps: MailboxDeps): Promise<InboxRow[] | null> {
   if (!deps.store.db.open) return null;
@@ -51,6 +54,3 @@ export async function saveRemoteConfig(
   const secret = deps.config.secret;
   if (secret) await deps.store.inboxes.setRemoteConfig(inboxId, sealJson(secret, config));
 }
-
-/** An inbox connected to an external mailbox. */
-export type ConnectedInbox = InboxRow;

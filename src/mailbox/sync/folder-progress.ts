@@ -1,12 +1,12 @@
 import type { FolderRow } from '../../store/folders.js';
+import type { FolderSyncState } from '../../store/imap-state.js';
 import type { MailboxDeps } from '../deps.js';
 
+/** A local folder the sync keeps level with a remote one. */
+export type SyncedFolder = FolderRow;
+
 /** How far a folder was synced: UIDVALIDITY, the highest MODSEQ and the next UID seen. */
-export interface FolderProgress {
-  uid_validity: number | null;
-  highest_modseq: number | null;
-  uid_next_seen: number | null;
-}
+export type FolderProgress = FolderSyncState;
 
 /** The folder as stored now, with its remote path and its progress (undefined once dropped). */
 export function syncedFolder(deps: MailboxDeps, folderId: number): Promise<FolderRow | undefined> {
@@ -32,6 +32,3 @@ export async function finishFolderSync(
   if (resync) for (const id of await store.imapState.unlinkedIds(folderId)) await store.messages.remove(id);
   await store.imapState.setFolderSync(folderId, progress);
 }
-
-/** A local folder the sync keeps level with a remote one. */
-export type SyncedFolder = FolderRow;
