@@ -67,6 +67,32 @@ export default tseslint.config(
     },
   },
   {
+    // imap/ is an adapter (ARCHITECTURE rules 1, 2, 9): it talks IMAP and calls the verbs in
+    // mailbox/sync/, which decide what to file and own every store call and transaction. Not
+    // even a row type comes from store/: the verbs name the types they take and give.
+    files: ['src/imap/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/**', '**/db/**'],
+              message: 'imap/ reaches the store through the verbs in src/mailbox/sync/.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='store'], ObjectPattern > Property[key.name='store']",
+          message: 'imap/ makes no store call: call a verb in src/mailbox/sync/.',
+        },
+      ],
+    },
+  },
+  {
     // The dashboard's one client script runs in the browser, as written (no build step).
     files: ['assets/**/*.js'],
     languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },

@@ -1,5 +1,6 @@
 import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import { collectNow } from '../mailbox/ingest/release-large.js';
+import type { FetchedMessage } from '../mailbox/sync/new-mail.js';
 import { uidSet } from './size-batches.js';
 
 /**
@@ -13,13 +14,6 @@ const PIECE_BYTES = 1024 * 1024;
 
 /** A full collection on this thread after each this many bytes downloaded (a few ms each). */
 const COLLECT_EVERY = 8 * 1024 * 1024;
-
-export interface FetchedMessage {
-  uid: number;
-  flags?: Set<string>;
-  internalDate?: Date | string;
-  source: Buffer;
-}
 
 /**
  * The sources of these messages with their flags and dates, in uid order. Small ones come in

@@ -1,20 +1,20 @@
 import type { ImapFlow } from 'imapflow';
 import type { RemoteConfig } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import type { FolderRow } from '../store/folders.js';
-import { nowIso } from '../store/ids.js';
 import { publicOnlyResolver } from '../mailbox/connect/private-servers.js';
+import type { SyncState } from '../mailbox/sync/connected-inboxes.js';
+import { recordSyncState, syncedInbox } from '../mailbox/sync/connected-inboxes.js';
+import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
+import { syncedFolder } from '../mailbox/sync/folder-progress.js';
+import { mapFolders } from '../mailbox/sync/folder-map.js';
+import { dropFolderCopy, dropGoneFolders } from '../mailbox/sync/gone-folders.js';
 import type { Resolver } from '../net/reach.js';
 import type { TokenSource } from './connection.js';
 import { closeImap, hostOf, openImap } from './connection.js';
-import { mapFolders } from './folder-map.js';
-import { dropFolderCopy, dropGoneFolders } from './gone-folders.js';
 import { syncFolder } from './folder-sync.js';
 import type { Mutex } from './mutex.js';
 import type { ImapSyncOptions } from './options.js';
 import { backoffMs } from './options.js';
-
-export type SyncState = 'connecting' | 'syncing' | 'synced' | 'error';
 
 /**
  * The sync of one connected inbox: connect, map folders, sync every folder, then IDLE on INBOX
@@ -85,9 +85,9 @@ export class InboxSync {
 
   private async session(client: ImapFlow): Promise<void> {
     let lastFull = 0;
-    let folders: FolderRow[] = [];
+    let folders: SyncedFolder[] = [];
     while (!this.stopped) {
-      const inbox = await this.deps.store.inboxes.get(this.inboxId);
+      const inbox = await syncedInbox(this.deps, this.inboxId);
       if (!inbox) return;
       const full = Date.now() - lastFull >= this.options.pollMs || folders.length === 0;
       if (full) {
@@ -95,12 +95,10 @@ export class InboxSync {
         // Under the lock: a send that creates Sent meanwhile must not look gone to a LIST from before.
         folders = await this.lock.run(async () => {
           const remote = await client.list();
-          const mapped = await mapFolders(this.deps.store, inbox, remote, this.deps.log, {
-            syncAllMail: this.deps.config.imapSyncAllMail,
-          });
+          const mapped = await mapFolders(this.deps, inbox, remote);
           // A LIST without INBOX is a server fault, not every folder deleted.
           if (remote.some((entry) => entry.path.toUpperCase() === 'INBOX')) {
-            await dropGoneFolders(this.deps.store, inbox, mapped, this.deps.log);
+            await dropGoneFolders(this.deps, inbox, mapped);
           }
           return mapped;
         });
@@ -118,27 +116,27 @@ export class InboxSync {
       };
       for (const folder of full ? folders : folders.slice(0, 1)) {
         if (this.stopped) return;
-        const current = await this.deps.store.folders.get(folder.id);
+        const current = await syncedFolder(this.deps, folder.id);
         if (!current?.remote_path) continue;
         try {
           await syncFolder(ctx, current);
         } catch (error) {
           if (!(error as { mailboxMissing?: boolean }).mailboxMissing) throw error;
           // Deleted by another client since the LIST.
-          await this.lock.run(async () => dropFolderCopy(this.deps.store, current, this.deps.log, inbox));
+          await this.lock.run(async () => dropFolderCopy(this.deps, inbox, current));
         }
       }
-      await this.setState('synced', null, nowIso());
+      await this.setState('synced');
       await this.waitForChange(client, folders[0]);
     }
   }
 
   /** IDLE on INBOX until the server tells of a change, the poll interval passes, or the connection ends. */
-  private async waitForChange(client: ImapFlow, inbox: FolderRow | undefined): Promise<void> {
+  private async waitForChange(client: ImapFlow, inbox: SyncedFolder | undefined): Promise<void> {
     if (!inbox?.remote_path) return this.sleep(this.options.pollMs);
     const selected = await client.mailboxOpen(inbox.remote_path);
     // Mail or flag changes that came after this folder's sync, before this SELECT: no IDLE needed.
-    const seen = await this.deps.store.folders.get(inbox.id);
+    const seen = await syncedFolder(this.deps, inbox.id);
     const uidNext = selected.uidNext ?? 0;
     const modseq = selected.highestModseq;
     if (!seen || uidNext > (seen.uid_next_seen ?? 0)) return;
@@ -182,12 +180,7 @@ export class InboxSync {
     });
   }
 
-  private async setState(state: SyncState, error: string | null = null, lastSyncAt?: string): Promise<void> {
-    if (!this.deps.store.db.open) return;
-    await this.deps.store.inboxes.setSyncState(this.inboxId, {
-      sync_state: state,
-      ...(state === 'error' || state === 'synced' ? { sync_error: error } : {}),
-      ...(lastSyncAt ? { last_sync_at: lastSyncAt } : {}),
-    });
+  private setState(state: SyncState, error: string | null = null): Promise<void> {
+    return recordSyncState(this.deps, this.inboxId, state, error);
   }
 }

@@ -2,7 +2,7 @@ import type { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import type { RemoteConfig, RemoteMailbox, SubmitResult } from '../mailbox/remote.js';
 import { MailroomError, Upstream } from '../mailbox/errors.js';
-import type { FolderRow } from '../store/folders.js';
+import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
 import type { Resolver } from '../net/reach.js';
 import type { TokenSource } from './connection.js';
 import { closeImap, openImap, remoteError } from './connection.js';
@@ -41,7 +41,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     });
   }
 
-  async setFlags(folder: FolderRow, remoteUid: number, add: string[], remove: string[]): Promise<void> {
+  async setFlags(folder: SyncedFolder, remoteUid: number, add: string[], remove: string[]): Promise<void> {
     await this.inFolder(folder, async (client) => {
       const range = String(remoteUid);
       if (add.length > 0) check(await client.messageFlagsAdd(range, add, { uid: true }), 'STORE');
@@ -49,7 +49,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     });
   }
 
-  async move(from: FolderRow, remoteUid: number, to: FolderRow): Promise<number | null> {
+  async move(from: SyncedFolder, remoteUid: number, to: SyncedFolder): Promise<number | null> {
     return this.inFolder(from, async (client) => {
       const result = await client.messageMove(String(remoteUid), to.remote_path!, { uid: true });
       if (!result) throw new Upstream(`the IMAP server refused to move the message to ${to.remote_path}`);
@@ -60,13 +60,17 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     });
   }
 
-  async expunge(folder: FolderRow, remoteUid: number): Promise<void> {
+  async expunge(folder: SyncedFolder, remoteUid: number): Promise<void> {
     await this.inFolder(folder, async (client) => {
       check(await client.messageDelete(String(remoteUid), { uid: true }), 'EXPUNGE');
     });
   }
 
-  async moveMany(from: FolderRow, remoteUids: number[], to: FolderRow): Promise<Map<number, number> | null> {
+  async moveMany(
+    from: SyncedFolder,
+    remoteUids: number[],
+    to: SyncedFolder,
+  ): Promise<Map<number, number> | null> {
     return this.inFolder(from, async (client) => {
       const result = await client.messageMove(uidSet(remoteUids), to.remote_path!, { uid: true });
       if (!result) throw new Upstream(`the IMAP server refused to move the messages to ${to.remote_path}`);
@@ -74,13 +78,13 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     });
   }
 
-  async expungeMany(folder: FolderRow, remoteUids: number[]): Promise<void> {
+  async expungeMany(folder: SyncedFolder, remoteUids: number[]): Promise<void> {
     await this.inFolder(folder, async (client) => {
       check(await client.messageDelete(uidSet(remoteUids), { uid: true }), 'EXPUNGE');
     });
   }
 
-  async append(folder: FolderRow, raw: Buffer, flags: string[]): Promise<number | null> {
+  async append(folder: SyncedFolder, raw: Buffer, flags: string[]): Promise<number | null> {
     return this.withClient(async (client) => {
       const result = await client.append(folder.remote_path!, raw, flags);
       if (!result)
@@ -105,7 +109,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
     });
   }
 
-  private inFolder<T>(folder: FolderRow, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
+  private inFolder<T>(folder: SyncedFolder, fn: (client: ImapFlow) => Promise<T>): Promise<T> {
     return this.withClient(async (client) => {
       await client.mailboxOpen(folder.remote_path!);
       return fn(client);

@@ -1,10 +1,15 @@
 import type { RemoteBackends, RemoteConfig, RemoteMailbox } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import { openJson, sealJson } from '../store/sealing.js';
 import { AccessTokens } from '../mailbox/connect/access-tokens.js';
 import { connectLookups, oauthOf } from '../mailbox/connect/lookups.js';
 import { publicOnlyResolver } from '../mailbox/connect/private-servers.js';
-import type { InboxRow } from '../store/inboxes.js';
+import type { ConnectedInbox } from '../mailbox/sync/connected-inboxes.js';
+import {
+  connectedInboxes,
+  recordSyncState,
+  remoteConfigOf,
+  saveRemoteConfig,
+} from '../mailbox/sync/connected-inboxes.js';
 import { closeImap, openImap } from './connection.js';
 import { InboxSync } from './inbox-sync.js';
 import { Mutex } from './mutex.js';
@@ -53,7 +58,7 @@ export class ImapSyncManager implements RemoteBackends {
     await Promise.all(all.map((s) => s.stop()));
   }
 
-  of(inbox: InboxRow): RemoteMailbox {
+  of(inbox: ConnectedInbox): RemoteMailbox {
     const config = this.configOf(inbox);
     return new ImapRemoteMailbox(
       config,
@@ -82,10 +87,7 @@ export class ImapSyncManager implements RemoteBackends {
     if (!config.oauth2) return undefined;
     let tokens = this.tokens.get(inboxId);
     if (!tokens) {
-      tokens = this.newTokens(config, async () => {
-        const secret = this.deps.config.secret;
-        if (secret) await this.deps.store.inboxes.setRemoteConfig(inboxId, sealJson(secret, config));
-      });
+      tokens = this.newTokens(config, () => saveRemoteConfig(this.deps, inboxId, config));
       this.tokens.set(inboxId, tokens);
     }
     return tokens;
@@ -121,8 +123,10 @@ export class ImapSyncManager implements RemoteBackends {
   }
 
   private async refreshNow(): Promise<void> {
-    if (!this.running || !this.deps.store.db.open) return;
-    const connected = new Map((await this.deps.store.imapState.connectedInboxes()).map((i) => [i.id, i]));
+    if (!this.running) return;
+    const inboxes = await connectedInboxes(this.deps);
+    if (!inboxes) return;
+    const connected = new Map(inboxes.map((i) => [i.id, i]));
     // Stopped while the list was read: stop() stops what is in `syncs`, so start nothing more.
     if (!this.running) return;
     for (const [id, sync] of this.syncs) {
@@ -137,10 +141,7 @@ export class ImapSyncManager implements RemoteBackends {
       try {
         config = this.configOf(inbox);
       } catch (error) {
-        await this.deps.store.inboxes.setSyncState(id, {
-          sync_state: 'error',
-          sync_error: (error as Error).message,
-        });
+        await recordSyncState(this.deps, id, 'error', (error as Error).message);
         continue;
       }
       if (!this.running) return;
@@ -148,10 +149,7 @@ export class ImapSyncManager implements RemoteBackends {
       try {
         tokens = this.tokensOf(id, config);
       } catch (error) {
-        await this.deps.store.inboxes.setSyncState(id, {
-          sync_state: 'error',
-          sync_error: (error as Error).message,
-        });
+        await recordSyncState(this.deps, id, 'error', (error as Error).message);
         continue;
       }
       const sync = new InboxSync(this.deps, id, config, this.lockOf(id), this.options, tokens);
@@ -166,12 +164,7 @@ export class ImapSyncManager implements RemoteBackends {
     return lock;
   }
 
-  private configOf(inbox: InboxRow): RemoteConfig {
-    if (!inbox.remote_config || !this.deps.config.secret) throw new Error('no connection settings stored');
-    try {
-      return openJson<RemoteConfig>(this.deps.config.secret, inbox.remote_config);
-    } catch {
-      throw new Error('the stored connection settings cannot be read with this MAILROOM_SECRET');
-    }
+  private configOf(inbox: ConnectedInbox): RemoteConfig {
+    return remoteConfigOf(this.deps, inbox);
   }
 }

@@ -1,16 +1,11 @@
 import fs from 'node:fs';
-import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/open.js';
-import { buildDeps } from '../../src/mailbox/runtime.js';
 import { parseEmail } from '../../src/mail/parse.js';
-import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
 import { fileMessage } from '../../src/mailbox/ingest/file-message.js';
 import { newId } from '../../src/store/ids.js';
-import { createStore } from '../../src/store/index.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
+import { inProcessInbox } from '../helpers/in-process.js';
 
 const fixture = (name: string): Buffer => fs.readFileSync(new URL(`../../fixtures/${name}`, import.meta.url));
 
@@ -19,16 +14,7 @@ describe('filing a message on the ingest path', () => {
   let inbox: InboxRow;
 
   beforeAll(async () => {
-    const db = openDatabase({ file: ':memory:' });
-    deps = buildDeps({
-      mode: 'cli',
-      store: createStore(db, 'a test secret of enough length'),
-      config: loadConfig({ dataDir: '/nonexistent' }),
-      log: pino({ level: 'silent' }),
-    });
-    await addDomain(deps, 'mailroom.test');
-    await addUser(deps, 'owner');
-    inbox = await addLocalInbox(deps, 'bob@mailroom.test', 'owner');
+    ({ deps, inbox } = await inProcessInbox('bob@mailroom.test'));
   });
 
   // fileMessage returns the row it wrote instead of reading it back: it must be exactly the stored row.

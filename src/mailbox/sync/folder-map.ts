@@ -1,8 +1,14 @@
-import type { ListResponse } from 'imapflow';
-import type { Logger } from 'pino';
-import type { FolderRow } from '../store/folders.js';
-import type { InboxRow } from '../store/inboxes.js';
-import type { Store } from '../store/index.js';
+import type { FolderRow } from '../../store/folders.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import type { MailboxDeps } from '../deps.js';
+
+/** One folder of the remote server's LIST, as the map reads it (imapflow's ListResponse fits). */
+export interface ListedFolder {
+  path: string;
+  delimiter: string;
+  flags: Iterable<string>;
+  specialUse?: string;
+}
 
 /** RFC 6154 roles onto the local standard folders; imapflow also guesses roles from common names. */
 const ROLE_TO_LOCAL: Record<string, string> = {
@@ -21,7 +27,7 @@ const VIRTUAL = new Set(['\\all', '\\flagged', '\\important']);
  * SPECIAL-USE, and servers that copy its layout): any "All Mail", and Starred or Important
  * under Gmail's own folder. A plain "Starred" elsewhere may be a real folder, so it syncs.
  */
-function isVirtual(entry: ListResponse, flags: string[]): boolean {
+function isVirtual(entry: ListedFolder, flags: string[]): boolean {
   if (flags.some((f) => VIRTUAL.has(f)) || (entry.specialUse && VIRTUAL.has(entry.specialUse.toLowerCase())))
     return true;
   const all = entry.path.split(entry.delimiter || '/').map((p) => p.toLowerCase());
@@ -35,17 +41,12 @@ function isVirtual(entry: ListResponse, flags: string[]): boolean {
 
 /**
  * Ties the remote folders to local ones: special-use roles to INBOX, Sent, Drafts, Trash and
- * Spam; views of mail kept elsewhere skipped unless `syncAllMail`; any other selectable folder
- * by its remote path, created locally on first sight.
+ * Spam; views of mail kept elsewhere skipped unless MAILROOM_IMAP_SYNC_ALL_MAIL; any other
+ * selectable folder by its remote path, created locally on first sight.
  * Answers the local folders that have a remote counterpart, INBOX first.
  */
-export function mapFolders(
-  store: Store,
-  inbox: InboxRow,
-  remote: ListResponse[],
-  log: Logger,
-  options: { syncAllMail: boolean },
-): Promise<FolderRow[]> {
+export function mapFolders(deps: MailboxDeps, inbox: InboxRow, remote: ListedFolder[]): Promise<FolderRow[]> {
+  const { store } = deps;
   const mapped = new Map<number, FolderRow>();
   const claimed = new Set<string>();
   return store.db.transaction(async () => {
@@ -53,7 +54,7 @@ export function mapFolders(
     for (const entry of ordered) {
       const flags = [...entry.flags].map((f) => f.toLowerCase());
       if (flags.includes('\\noselect') || flags.includes('\\nonexistent')) continue;
-      if (!options.syncAllMail && isVirtual(entry, flags)) continue;
+      if (!deps.config.imapSyncAllMail && isVirtual(entry, flags)) continue;
       // Synced on request: a view is never one of the standard folders.
       const role = isVirtual(entry, flags) ? undefined : entry.specialUse && ROLE_TO_LOCAL[entry.specialUse];
       let local: FolderRow | undefined;
@@ -63,7 +64,7 @@ export function mapFolders(
       } else {
         local = await store.folders.find(inbox.id, entry.path);
         if (local?.special_use) {
-          log.info(
+          deps.log.info(
             { account: inbox.address, folder: entry.path },
             'remote folder clashes with a standard one; skipped',
           );

@@ -1,19 +1,14 @@
-import type { Logger } from 'pino';
-import type { FolderRow } from '../store/folders.js';
-import type { InboxRow } from '../store/inboxes.js';
-import type { Store } from '../store/index.js';
+import type { FolderRow } from '../../store/folders.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import type { MailboxDeps } from '../deps.js';
 
 /**
  * Drops the local copy of a remote folder that no longer exists (deleted, or renamed: the new
  * name is synced as a new folder). A standard folder (INBOX, Sent...) stays, unmapped and
  * without the mail that was on the server; any other goes with all its mail. No events fire.
  */
-export async function dropFolderCopy(
-  store: Store,
-  folder: FolderRow,
-  log: Logger,
-  inbox: InboxRow,
-): Promise<void> {
+export async function dropFolderCopy(deps: MailboxDeps, inbox: InboxRow, folder: FolderRow): Promise<void> {
+  const { store } = deps;
   await store.db.transaction(async () => {
     const ids = folder.special_use
       ? (await store.imapState.links(folder.id)).map((l) => l.id)
@@ -30,21 +25,16 @@ export async function dropFolderCopy(
       await store.folders.remove(folder.id);
     }
   });
-  log.info(
+  deps.log.info(
     { account: inbox.address, folder: folder.remote_path, messages: 'dropped' },
     'remote folder gone; local copy dropped',
   );
 }
 
 /** After a LIST: every mapped local folder whose remote path was not among those kept is gone. */
-export async function dropGoneFolders(
-  store: Store,
-  inbox: InboxRow,
-  kept: FolderRow[],
-  log: Logger,
-): Promise<void> {
+export async function dropGoneFolders(deps: MailboxDeps, inbox: InboxRow, kept: FolderRow[]): Promise<void> {
   const keep = new Set(kept.map((f) => f.id));
-  for (const folder of await store.folders.listOf(inbox.id)) {
-    if (folder.remote_path !== null && !keep.has(folder.id)) await dropFolderCopy(store, folder, log, inbox);
+  for (const folder of await deps.store.folders.listOf(inbox.id)) {
+    if (folder.remote_path !== null && !keep.has(folder.id)) await dropFolderCopy(deps, inbox, folder);
   }
 }

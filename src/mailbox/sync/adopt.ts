@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { FetchMessageObject, ImapFlow } from 'imapflow';
-import type { MessageRow } from '../store/messages.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../../store/index.js';
+import type { MessageRow } from '../../store/messages.js';
+
+/** What a remote message's envelope says, enough to tell look-alikes apart. */
+export interface RemoteEnvelope {
+  uid: number;
+  messageId: string | undefined;
+  size: number | undefined;
+  internalDate: Date | string | undefined;
+}
 
 /**
  * How many remote messages of the folder look alike, by UID: same Message-ID and size, and
@@ -14,18 +21,13 @@ export interface RemoteLookalikes {
 
 const timeOf = (date: Date | string | undefined) => (date ? new Date(date).getTime() : NaN);
 
-export async function remoteLookalikes(client: ImapFlow): Promise<RemoteLookalikes> {
-  const all: FetchMessageObject[] = await client.fetchAll(
-    '1:*',
-    { uid: true, size: true, internalDate: true, envelope: true },
-    { uid: true },
-  );
-  const count = (key: (m: FetchMessageObject) => string) => {
+export function lookalikesOf(all: RemoteEnvelope[]): RemoteLookalikes {
+  const count = (key: (m: RemoteEnvelope) => string) => {
     const n = new Map<string, number>();
     for (const m of all) n.set(key(m), (n.get(key(m)) ?? 0) + 1);
     return new Map(all.map((m) => [m.uid, n.get(key(m))!]));
   };
-  const id = (m: FetchMessageObject) => `${m.envelope?.messageId ?? ''}\u0000${m.size}`;
+  const id = (m: RemoteEnvelope) => `${m.messageId ?? ''}\u0000${m.size}`;
   return { bySize: count(id), bySizeAndDate: count((m) => `${id(m)}\u0000${timeOf(m.internalDate)}`) };
 }
 

@@ -1,0 +1,90 @@
+import type { EventRow } from '../../store/events.js';
+import type { FolderRow } from '../../store/folders.js';
+import type { InboxRow } from '../../store/inboxes.js';
+import type { MailboxDeps } from '../deps.js';
+import { parseInbound } from '../ingest/parse-message.js';
+import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-message.js';
+import type { RemoteLookalikes } from './adopt.js';
+import { localCopyOf } from './adopt.js';
+import { normalFlags, sameFlags } from './remote-flags.js';
+
+/** A remote message as downloaded: its source with its flags and internal date. */
+export interface FetchedMessage {
+  uid: number;
+  flags?: Set<string>;
+  internalDate?: Date | string;
+  source: Buffer;
+}
+
+/** Which of these remote UIDs already have a local copy in the folder. */
+export function linkedAmong(deps: MailboxDeps, folderId: number, remoteUids: number[]): Promise<Set<number>> {
+  return deps.store.imapState.linkedAmong(folderId, remoteUids);
+}
+
+export interface NewMailBatch {
+  inbox: InboxRow;
+  folder: FolderRow;
+  /** The remote UIDs linked already (linkedAmong): not filed again, nor twice from one batch. */
+  linked: Set<number>;
+  /** Fire `email.received` for what is filed (new INBOX mail after the inbox's first sync). */
+  announce: boolean;
+  /** Set during a resync after a UIDVALIDITY change (see localCopyOf). */
+  lookalikes: RemoteLookalikes | null;
+}
+
+/**
+ * Files a batch of downloaded messages: a message that is a local copy already (adopted, as
+ * after a UIDVALIDITY change or an APPEND whose UID the server did not tell) is linked to its
+ * remote UID and takes its flags; any other is filed afresh, as SMTP files mail. One transaction
+ * for the batch, its events published after it commits.
+ */
+export async function fileNewMail(
+  deps: MailboxDeps,
+  batch: NewMailBatch,
+  fetched: FetchedMessage[],
+): Promise<void> {
+  const { store } = deps;
+  const { inbox, folder, linked } = batch;
+  // All at once: large ones go to the parse threads side by side (the batch is bounded in bytes).
+  const parsed = await Promise.all(
+    fetched
+      .filter((message) => !linked.has(message.uid) && linked.add(message.uid))
+      .map(async (message) => ({ message, parsed: await parseInbound(deps, message.source) })),
+  );
+  const events: EventRow[] = [];
+  await store.db.transaction(async () => {
+    // One uid update for the batch (it was a tenth of a sync's time); adopted copies leave gaps.
+    let uid = await store.inboxes.allocateUids(inbox.id, parsed.length);
+    for (const { message, parsed: email } of parsed) {
+      const flags = normalFlags(message.flags);
+      const adopted = await localCopyOf(
+        store,
+        { inboxId: inbox.id, folderId: folder.id },
+        { ...message, messageId: email.messageId },
+        batch.lookalikes,
+      );
+      if (adopted) {
+        await store.imapState.setRemoteUid(adopted.id, message.uid);
+        if (!sameFlags(adopted.flags, flags)) await store.messages.setFlags(adopted.id, flags);
+        continue;
+      }
+      const date = message.internalDate;
+      const row = await fileMessage(store, {
+        inbox,
+        folder,
+        parsed: email,
+        raw: message.source,
+        flags,
+        receivedAt: date instanceof Date ? date : date ? new Date(date) : new Date(),
+        uid: uid++,
+      });
+      await store.imapState.setRemoteUid(row.id, message.uid);
+      if (batch.announce) {
+        events.push(
+          await appendEmailEvent(store, 'email.received', inbox, row, viewOfFiled(row, folder, email, false)),
+        );
+      }
+    }
+  });
+  deps.bus.publish(events);
+}
