@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The one test command (npm test): static checks, then every vitest suite on both engines (a
-# vitest project each: SQLite and PostgreSQL, see test/engines.ts), then one summary line.
+# The one test command (npm test): static checks beside every vitest suite on both engines (a
+# vitest project each: SQLite and PostgreSQL, see test/engines.ts); the checks' failures last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/ensure-test-deps.sh || exit 1
 mkdir -p .tmp
 
-echo "== typecheck, lint, format, OpenAPI lint"
-# Side by side: each is one single-threaded process, and the machine has more than one core.
+echo "== typecheck, lint, format, OpenAPI lint, and the tests beside them"
+# The checks run side by side with the tests, not before them: each check is one single-threaded
+# process, and the tests mostly wait on sockets, child processes and timers, so the two together
+# take little longer than the tests alone. Their output comes after the tests'.
 checks=(
   "npx tsc --noEmit"
   "npx eslint ."
@@ -21,17 +23,7 @@ for i in "${!checks[@]}"; do
   bash -c "${checks[$i]}" >".tmp/check-$i.log" 2>&1 &
   pids+=($!)
 done
-failed=0
-for i in "${!checks[@]}"; do
-  if ! wait "${pids[$i]}"; then
-    echo "-- failed: ${checks[$i]}"
-    cat ".tmp/check-$i.log"
-    failed=1
-  fi
-done
-[ $failed -eq 0 ] || exit 1
 
-echo "== tests"
 # A test stuck in a busy loop cannot reach its own timeout; this bound makes CI fail in minutes
 # with a line saying so instead of running out its whole allowance.
 limit=${MAILROOM_TEST_LIMIT_S:-3600}
@@ -42,4 +34,14 @@ status=$?
 if [ $status -eq 124 ] || [ $status -eq 137 ]; then
   echo "the tests did not finish in ${limit} s (MAILROOM_TEST_LIMIT_S): a test is stuck; the files not listed above as done hold it"
 fi
+
+failed=0
+for i in "${!checks[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    echo "-- failed: ${checks[$i]}"
+    cat ".tmp/check-$i.log"
+    failed=1
+  fi
+done
+[ $status -eq 0 ] && [ $failed -ne 0 ] && status=1
 exit $status

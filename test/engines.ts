@@ -6,7 +6,14 @@ import path from 'node:path';
  * makes a project per engine from these lists), so a new file lands on the right engines without
  * anyone listing it:
  * - a file that starts its servers through test/helpers/server.ts (directly or through another
- *   helper) runs on both: that helper gives each server the project's engine;
+ *   helper) runs on both: that helper gives each server the project's engine; these are the
+ *   files whose subject is the data (the SQL differs per engine: paging and search, threads,
+ *   labels, folders, drafts, sending, webhook and event delivery, storage failure, upgrades and
+ *   copies, sign-in throttling), until their rules are tested in-process in test/mailbox/;
+ * - but such a file whose first line is `// Engines: SQLite only: <why>` runs on SQLite only:
+ *   its subject is a door (a protocol, the dashboard in Chromium, IMAP sync, a CLI or server
+ *   process) that works the same on either engine, and test/e2e/postgres-doors.test.ts proves
+ *   each door once on PostgreSQL;
  * - a file that opens PostgreSQL by itself (test/helpers/test-postgres.ts or postgres.ts, without
  *   server.ts), or whose name begins with `postgres-`, runs on PostgreSQL only: it picks its
  *   engines itself, and there it shares the run's one PostgreSQL server;
@@ -20,6 +27,8 @@ export interface EngineFiles {
 }
 
 const SERVER_HELPER = 'test/helpers/server.ts';
+/** The first line of a file that reaches SERVER_HELPER but runs on SQLite only. */
+const SQLITE_ONLY = /^\/\/ Engines: SQLite only: \S/;
 const POSTGRES_HELPERS = ['test/helpers/test-postgres.ts', 'test/helpers/postgres.ts'];
 
 export function engineFiles(root: string, testFiles: string[]): EngineFiles {
@@ -32,9 +41,13 @@ export function engineFiles(root: string, testFiles: string[]): EngineFiles {
       path.basename(file).startsWith('postgres-') ||
       (!reached.has(SERVER_HELPER) && POSTGRES_HELPERS.some((helper) => reached.has(helper)));
     if (!ownPostgres) sqlite.push(file);
-    if (ownPostgres || reached.has(SERVER_HELPER)) postgres.push(file);
+    if (ownPostgres || (reached.has(SERVER_HELPER) && !sqliteOnly(root, file))) postgres.push(file);
   }
   return { sqlite, postgres };
+}
+
+function sqliteOnly(root: string, file: string): boolean {
+  return SQLITE_ONLY.test(fs.readFileSync(path.join(root, file), 'utf8'));
 }
 
 /** Every `*.test.ts` under test/, relative to root, but those in the `skipped` folders. */

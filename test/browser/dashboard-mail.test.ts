@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard in Chromium; postgres-doors signs in and reads a mail there on PostgreSQL.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard in Chromium (over the admin verbs admin-api tests on both engines).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard's OAuth flows in Chromium, a door.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';

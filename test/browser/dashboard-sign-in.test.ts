@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard's sign-in in Chromium; postgres-doors signs in on PostgreSQL.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard's webhook pages in Chromium (over the verbs webhooks tests on both engines).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: an event stream opened from a browser page, a door rule.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';

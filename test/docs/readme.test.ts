@@ -1,3 +1,4 @@
+// Engines: SQLite only: what README.md says.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the SPF/DKIM/DMARC verdicts SMTP adds to a message, worked out before it is stored.
 import crypto from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the `mailroom` commands as processes (arguments, output, exit codes); postgres-doors runs one on PostgreSQL.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';

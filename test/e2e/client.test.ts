@@ -1,3 +1,4 @@
+// Engines: SQLite only: the generated HTTP client, a door; postgres-doors calls HTTP on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EmailWaitTimeout,

@@ -1,3 +1,4 @@
+// Engines: SQLite only: CORS headers, an HTTP door rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startServer } from '../helpers/server.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard's refusal of private IMAP hosts, a door rule.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

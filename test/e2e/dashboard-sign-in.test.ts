@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard's sign-in over HTTP; dashboard-sign-in-throttle (its rows) runs on both, postgres-doors signs in on PostgreSQL.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

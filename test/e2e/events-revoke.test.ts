@@ -1,3 +1,4 @@
+// Engines: SQLite only: what a revoked key does to an open event stream, a door rule; postgres-doors streams an event on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
 import { mailroom } from '../helpers/cli.js';

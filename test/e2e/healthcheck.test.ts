@@ -1,3 +1,4 @@
+// Engines: SQLite only: the healthcheck command and route, a door rule.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
+// Engines: SQLite only: parsing on the parse threads (before anything is stored).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/server.js';
+import { WITH_THREADS, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
 
@@ -58,7 +59,8 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('a hostile message does not stop the server while it is parsed', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    // The subject: parsing on a parse thread keeps the main thread answering.
+    server = await startServer(WITH_THREADS);
     await warmUp(server);
   });
   afterAll(async () => server.stop());
@@ -113,7 +115,8 @@ describe('a hostile message does not stop the server while it is parsed', () => 
 describe('a parse past its deadline', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ parseDeadlineMs: 500 });
+    // The deadline stops a parse thread; without the threads nothing would stop the parse.
+    server = await startServer({ ...WITH_THREADS, parseDeadlineMs: 500 });
     await warmUp(server);
   });
   afterAll(async () => server.stop());

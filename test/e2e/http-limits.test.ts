@@ -1,3 +1,4 @@
+// Engines: SQLite only: HTTP request limits, a door rule.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: finding IMAP and SMTP servers for an address, a protocol rule.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

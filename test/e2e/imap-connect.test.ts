@@ -1,3 +1,4 @@
+// Engines: SQLite only: connecting an IMAP account (probing the remote), a protocol rule; postgres-doors connects one on PostgreSQL.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

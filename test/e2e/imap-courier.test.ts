@@ -1,3 +1,4 @@
+// Engines: SQLite only: IMAP sync against Courier, a protocol rule; postgres-doors syncs from Dovecot on PostgreSQL.
 import type { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureServer } from '../helpers/capture-smtp.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: an empty IMAP folder, a protocol rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawMessage } from '../helpers/dovecot.js';
 import { eventuallyFolder, listFolder, remoteFolder, startImapWorld } from '../helpers/imap-setup.js';

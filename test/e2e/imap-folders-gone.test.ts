@@ -1,3 +1,4 @@
+// Engines: SQLite only: IMAP folders deleted on the remote, a protocol rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawMessage } from '../helpers/dovecot.js';
 import { eventuallyFolder, startImapWorld } from '../helpers/imap-setup.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: IMAP servers without IDLE, a protocol rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawMessage } from '../helpers/dovecot.js';
 import { eventuallyFolder, listFolder, startImapWorld } from '../helpers/imap-setup.js';

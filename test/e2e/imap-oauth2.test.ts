@@ -1,3 +1,4 @@
+// Engines: SQLite only: IMAP sign-in by OAuth2 against Dovecot, a protocol rule; postgres-doors syncs from Dovecot on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dovecot } from '../helpers/dovecot.js';
 import { rawMessage, startDovecot } from '../helpers/dovecot.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the IMAP providers' settings, a protocol rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../../src/mailbox/connect/providers.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: IMAP sync through dropped connections, a protocol rule; postgres-doors syncs from Dovecot on PostgreSQL.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: sending through an IMAP account without a Sent folder, a protocol rule.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

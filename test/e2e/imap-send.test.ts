@@ -1,3 +1,4 @@
+// Engines: SQLite only: sending through an IMAP account's SMTP and filing in its Sent, a protocol rule; postgres-doors syncs on PostgreSQL.
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawMessage } from '../helpers/dovecot.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: it measures the CPU time of this process, where PostgreSQL's share of the work does not show.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';

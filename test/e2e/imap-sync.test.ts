@@ -1,3 +1,4 @@
+// Engines: SQLite only: IMAP sync against Dovecot; postgres-doors syncs a message and a flag on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawMessage } from '../helpers/dovecot.js';
 import { eventuallyFolder, listFolder, remoteFolder, startImapWorld } from '../helpers/imap-setup.js';

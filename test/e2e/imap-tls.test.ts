@@ -1,3 +1,4 @@
+// Engines: SQLite only: IMAP over TLS, a protocol rule.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the same message in two IMAP folders, a protocol rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawMessage } from '../helpers/dovecot.js';
 import { eventuallyFolder, listFolder, remoteFolder, startImapWorld } from '../helpers/imap-setup.js';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/server.js';
+import { WITH_THREADS, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
 /** Printable bytes, so the HTTP helper's text compares them exactly. */
@@ -21,7 +21,8 @@ describe('a large inbound message (parsed on a thread, moved to the ingest threa
   let uid: number;
 
   beforeAll(async () => {
-    server = await startServer();
+    // The subject: the message crosses from the parse thread to the ingest thread whole.
+    server = await startServer(WITH_THREADS);
     await server.sendRaw(raw.replace('To: INBOX', `To: ${server.inbox}`), {
       from: 'sender@example.com',
       to: [server.inbox],

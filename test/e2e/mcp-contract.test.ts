@@ -1,3 +1,4 @@
+// Engines: SQLite only: the MCP tools' schemas, a door rule.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

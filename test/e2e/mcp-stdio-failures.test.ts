@@ -1,3 +1,4 @@
+// Engines: SQLite only: the stdio MCP process's failures, a process rule.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';

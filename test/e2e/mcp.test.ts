@@ -1,3 +1,4 @@
+// Engines: SQLite only: the MCP door (tools over the verbs); postgres-doors calls an MCP tool on PostgreSQL.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the HTTP door's answers to any input the OpenAPI document allows; the data rules are tested on both engines elsewhere.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument, OperationRef, PlaceHints } from '../helpers/openapi-driver.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/server.js';
+import { WITH_THREADS, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { openSmtp, rawMessage } from '../helpers/smtp-session.js';
 import { testPostgres } from '../helpers/test-postgres.js';
@@ -263,7 +263,11 @@ describe('round trips on PostgreSQL', () => {
 describe('the ingest thread on PostgreSQL', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ databaseUrl: await (await testPostgres()).createDatabase() });
+    // The subject is the ingest thread.
+    server = await startServer({
+      ...WITH_THREADS,
+      databaseUrl: await (await testPostgres()).createDatabase(),
+    });
   });
   afterAll(async () => server?.stop());
 

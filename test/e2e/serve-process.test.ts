@@ -1,3 +1,4 @@
+// Engines: SQLite only: `mailroom serve` as a process (stdout, stderr, signals); postgres-start and postgres-banner start it on PostgreSQL.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the SMTP listener's limits and deadlines, a protocol rule; postgres-doors files mail over SMTP on PostgreSQL.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the SMTP listener's replies to senders and recipients, a protocol rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: STARTTLS on the SMTP listener, a protocol rule.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the SMTP listener's trusted networks, a protocol rule.
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, settings } from '../../src/config.js';
 import { startServer } from '../helpers/server.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: the cap on waiting HTTP requests, a door rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connect as connectMcp } from '../helpers/mcp.js';
 import { eventually, startServer } from '../helpers/server.js';

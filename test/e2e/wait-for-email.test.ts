@@ -1,3 +1,4 @@
+// Engines: SQLite only: long-polling over HTTP (the in-process event bus wakes a waiter); postgres-doors waits for mail on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: what `wait` means on each HTTP route, a door rule.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailroomClient } from '../../src/client/index.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: what a revoked key does to a waiting HTTP request, a door rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailroom } from '../helpers/cli.js';
 import { callTool, connect as connectMcp } from '../helpers/mcp.js';

@@ -1,3 +1,4 @@
+// Engines: SQLite only: which webhook URLs are refused (private addresses), a door rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { eventually, startServer } from '../helpers/server.js';

@@ -5,14 +5,19 @@ import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
 import { freePort, systemUser } from './host.js';
 
 /** Databases on a running server, reached through its superuser. */
 export interface PostgresDatabases {
   /** The superuser's connection URL, to the `postgres` database. */
   adminUrl: string;
-  /** A new, empty database on this server; its URL. */
-  createDatabase(): Promise<string>;
+  /**
+   * A new database on this server; its URL. Empty, or with `migrated` a copy of one that holds
+   * every migration (CREATE DATABASE ... TEMPLATE, a few milliseconds), so a server started on it
+   * skips migrating. A test of migrations or of a first start asks for an empty one.
+   */
+  createDatabase(options?: { migrated?: boolean }): Promise<string>;
   /** Drops a database createDatabase made (its connections are ended first). */
   dropDatabase(url: string): Promise<void>;
 }
@@ -32,7 +37,12 @@ export interface Postgres extends PostgresDatabases {
 
 let databases = 0;
 
-export function databasesOn(adminUrl: string): PostgresDatabases {
+/**
+ * The databases of the server at `adminUrl`; `template` names its migrated template database
+ * (the run's shared server has one made by test/helpers/postgres-global.ts), else the first
+ * migrated database asked for in this process makes one.
+ */
+export function databasesOn(adminUrl: string, template?: string): PostgresDatabases {
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
@@ -47,11 +57,17 @@ export function databasesOn(adminUrl: string): PostgresDatabases {
     url.pathname = `/${name}`;
     return url.toString();
   };
+  let migrated: Promise<string> | undefined = template ? Promise.resolve(template) : undefined;
   return {
     adminUrl,
-    async createDatabase() {
+    async createDatabase(options = {}) {
       const name = `mailroom_${process.pid}_${++databases}_${Math.random().toString(36).slice(2, 8)}`;
-      await admin(`CREATE DATABASE "${name}"`);
+      if (!options.migrated) {
+        await admin(`CREATE DATABASE "${name}"`);
+        return urlOf(name);
+      }
+      migrated ??= makeTemplate(adminUrl, `mailroom_template_${process.pid}`);
+      await admin(`CREATE DATABASE "${name}" TEMPLATE "${await migrated}"`);
       return urlOf(name);
     },
     async dropDatabase(url) {
@@ -59,6 +75,30 @@ export function databasesOn(adminUrl: string): PostgresDatabases {
       await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     },
   };
+}
+
+/**
+ * A database named `name` holding every migration, to copy; its name. Nothing stays connected to
+ * it: PostgreSQL refuses to copy a database another session is using.
+ */
+export async function makeTemplate(adminUrl: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await runPostgresMigrations(client);
+  } finally {
+    await client.end();
+  }
+  return name;
 }
 
 /** The newest server binaries of Debian's postgresql package, or PG_BIN. */

@@ -6,6 +6,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The server test/helpers/postgres-global.ts started for the `postgres` project's files. */
     postgresAdminUrl: string | undefined;
+    /** Its database holding every migration, to copy (createDatabase({ migrated: true })). */
+    postgresTemplate: string | undefined;
   }
 }
 
@@ -18,7 +20,7 @@ let own: Promise<Postgres> | undefined;
  */
 export async function testPostgres(): Promise<PostgresDatabases> {
   const shared = inject('postgresAdminUrl');
-  if (shared) return databasesOn(shared);
+  if (shared) return databasesOn(shared, inject('postgresTemplate'));
   own ??= startPostgres();
   return own;
 }
