@@ -112,8 +112,11 @@ describe('SMTP deadlines', () => {
     server = await startServer({
       smtpMaxConnectionsPerIp: 2,
       smtpTrustedNetworks: [],
-      smtpCommandTimeout: 0.5,
-      smtpDataGrace: 0.3,
+      // Seconds, not tenths: client and server share this process, and at load 15 it can go
+      // unscheduled for half a second; when it wakes, the server's deadline timer runs before
+      // it reads the bytes that came meanwhile, and a prompt client was cut off (421).
+      smtpCommandTimeout: 2,
+      smtpDataGrace: 2,
       smtpMinDataRate: 2000,
       smtpDataTimeout: 60,
     });
