@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEmail } from '../../src/mail/parse.js';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
 import { fileMessage } from '../../src/mailbox/ingest/file-message.js';
@@ -25,11 +25,13 @@ const listed = (path: string, specialUse?: string, flags: string[] = []): Listed
 // server's LIST and FETCH answered (test/e2e/imap-*.test.ts drive the same through Dovecot).
 describe('the sync verbs (mailbox/sync) decide what a remote mailbox means locally', () => {
   let deps: MailboxDeps;
+  let close: (() => Promise<void>) | undefined;
   let inbox: ConnectedInbox;
 
   beforeAll(async () => {
-    ({ deps, inbox } = await inProcessInbox('sync@mailroom.test'));
+    ({ deps, inbox, close } = await inProcessInbox('sync@mailroom.test'));
   });
+  afterAll(async () => close?.());
 
   it('maps roles onto the standard folders, INBOX first, skips views and clashes, and drops what is gone', async () => {
     const list = [

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEmail } from '../../src/mail/parse.js';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
 import { fileMessage } from '../../src/mailbox/ingest/file-message.js';
@@ -11,11 +11,13 @@ const fixture = (name: string): Buffer => fs.readFileSync(new URL(`../../fixture
 
 describe('filing a message on the ingest path', () => {
   let deps: MailboxDeps;
+  let close: (() => Promise<void>) | undefined;
   let inbox: InboxRow;
 
   beforeAll(async () => {
-    ({ deps, inbox } = await inProcessInbox('bob@mailroom.test'));
+    ({ deps, inbox, close } = await inProcessInbox('bob@mailroom.test'));
   });
+  afterAll(async () => close?.());
 
   // fileMessage returns the row it wrote instead of reading it back: it must be exactly the stored row.
   it.each(['multipart-alternative.eml', 'attachments.eml', 'reply-chain-2.eml', 'no-message-id-no-date.eml'])(
