@@ -121,6 +121,6 @@ export function registerLabelRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(remove, async (c) => {
     const { id } = await deleteLabel(c.var.deps, c.var.userId, c.req.valid('param').id);
-    return ok(c, { id, deleted: true });
+    return ok(c, { id, deleted: true as const });
   });
 }

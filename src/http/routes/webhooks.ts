@@ -175,7 +175,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
     await deleteWebhook(c.var.deps, c.var.userId, id);
-    return ok(c, { id, deleted: true });
+    return ok(c, { id, deleted: true as const });
   });
 
   app.openapi(rotate, async (c) =>
