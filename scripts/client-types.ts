@@ -22,7 +22,8 @@ export async function clientTypeSources(documents: ServedDocuments): Promise<Rec
   const out: Record<string, string> = {};
   for (const which of ['api', 'admin'] as const) {
     const document = withoutAtLeastOneOf(documents[which]) as unknown as OpenAPI3;
-    const ast = await openapiTS(document, { silent: true });
+    // A default is what the server assumes when a field is left out: the field stays optional.
+    const ast = await openapiTS(document, { silent: true, defaultNonNullable: false });
     out[CLIENT_TYPE_FILES[which]] = `${HEADER}${astToString(ast)}`;
   }
   return out;

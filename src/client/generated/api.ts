@@ -942,9 +942,9 @@ export interface components {
             /** @description HTML body */
             html?: string;
             /** @default false */
-            replyAll: boolean;
+            replyAll?: boolean;
             /** @default true */
-            includeOriginal: boolean;
+            includeOriginal?: boolean;
             /**
              * @description an address or a list of addresses
              * @example [
@@ -993,7 +993,7 @@ export interface components {
             /** @description HTML body */
             html?: string;
             /** @default true */
-            includeAttachments: boolean;
+            includeAttachments?: boolean;
         };
         DeleteEmailResult: {
             uid: number;
