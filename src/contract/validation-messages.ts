@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { ErrorDetail } from '../mailbox/errors.js';
+import { ValidationFailed } from '../mailbox/errors.js';
 import { unknownFieldMessage } from './field-suggestion.js';
 
 // The words of a validation_error (contract 3), one copy for every door: the HTTP API says where
@@ -88,4 +89,15 @@ function describe(input: unknown): string {
   if (input === null) return 'null';
   if (Array.isArray(input)) return 'an array';
   return article(typeof input);
+}
+
+/**
+ * Input from a door without a validator of its own (the dashboard's forms) through a contract
+ * schema: its limits and its words, as the API gives them, or ValidationFailed naming each problem.
+ */
+export function parseWithContract<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input, { error: requestErrorMap() });
+  if (parsed.success) return parsed.data;
+  const details = zodDetails(parsed.error);
+  throw new ValidationFailed(validationMessage(details), details);
 }

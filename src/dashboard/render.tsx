@@ -1,7 +1,7 @@
 import type { Child, FC } from 'hono/jsx';
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/context.js';
-import type { HttpErrorCode } from '../http/errors.js';
+import type { ContractErrorCode } from '../contract/error-codes.js';
 import { statusOfCode } from '../http/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 import type { Session } from '../mailbox/operations/sign-in.js';
@@ -194,7 +194,7 @@ export async function renderPage(
 export function errorPage(
   c: Context<AppEnv>,
   session: Session | null,
-  code: HttpErrorCode,
+  code: ContractErrorCode,
   message: string,
 ): Promise<Response> {
   return renderPage(

@@ -1,4 +1,3 @@
-import type { Email, SendResult } from '../client/types.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { emptyFolder } from '../mailbox/organising/empty-folder.js';
 import { listEmails, readEmail } from '../mailbox/reading/read.js';
@@ -12,14 +11,13 @@ export function inboxHelper(deps: MailboxDeps, address: string): InboxHelper {
   return {
     address,
     async send(message) {
-      return (await sendEmail(deps, await owner(), { ...message, from: address })) as SendResult;
+      return sendEmail(deps, await owner(), { ...message, from: address });
     },
     async list(filters = {}) {
-      const page = await listEmails(deps, await owner(), { limit: 20, ...filters, account: address });
-      return page as { emails: Email[]; nextCursor: string | null };
+      return listEmails(deps, await owner(), { limit: 20, ...filters, account: address });
     },
     async read(uid, folder = 'INBOX') {
-      return (await readEmail(deps, await owner(), address, uid, folder)) as Email;
+      return readEmail(deps, await owner(), address, uid, folder);
     },
     waitForEmail(options = {}) {
       return waitForEmailInProcess(deps, { ...options, account: address });

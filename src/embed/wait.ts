@@ -19,7 +19,7 @@ export async function waitForEmailInProcess(deps: MailboxDeps, options: WaitForE
   const userId = await ownerOfInbox(deps, filters.account);
   const { emails, end } = await waitForEmails(deps, { userId }, { ...filters, limit: 1 }, { timeoutMs });
   const found = emails[0];
-  if (found) return (await readEmail(deps, userId, filters.account, found.uid, found.folder)) as Email;
+  if (found) return readEmail(deps, userId, filters.account, found.uid, found.folder);
   if (end === 'shutdown')
     throw new Unavailable(`the server stopped while waiting for mail to ${filters.account}`);
   const latest = await listEmails(deps, userId, {

@@ -1,6 +1,6 @@
 import { extractReplyHtml } from '../mail/extract-reply-html.js';
 import { extractReplyText } from '../mail/extract-reply.js';
-import type { EmailView } from '../mailbox/reading/email-view.js';
+import type { EmailView, UnextractedEmailView } from '../mailbox/reading/email-view.js';
 import { withEventBody } from '../store/event-bodies.js';
 
 export { EVENT_BODY_LIMIT } from '../store/event-bodies.js';
@@ -11,8 +11,8 @@ export { EVENT_BODY_LIMIT } from '../store/event-bodies.js';
  * out (the ingest path must not pay for them, and a body read back from its message needs them
  * worked out again anyway).
  */
-export function emailForEvent(view: EmailView): EmailView {
-  const { extractedText: _text, extractedHtml: _html, ...email } = view;
+export function emailForEvent(view: UnextractedEmailView | EmailView): UnextractedEmailView {
+  const { extractedText: _text, extractedHtml: _html, ...email } = view as EmailView;
   return withEventBody(email, view.text, view.html);
 }
 

@@ -3,14 +3,12 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { validationMessage, zodDetails } from '../contract/validation-messages.js';
-import type { ErrorCode, ErrorDetail } from '../mailbox/errors.js';
+import type { ContractErrorCode } from '../contract/error-codes.js';
+import type { ErrorDetail } from '../mailbox/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 
 /** The one place where error codes become HTTP statuses (contract 3). */
-const STATUS: Record<
-  ErrorCode | 'invalid_json' | 'method_not_allowed' | 'unsupported_media_type' | 'rate_limited',
-  ContentfulStatusCode
-> = {
+const STATUS: Record<ContractErrorCode, ContentfulStatusCode> = {
   validation_error: 400,
   invalid_json: 400,
   unauthorized: 401,
@@ -30,19 +28,14 @@ const STATUS: Record<
 /** Seconds a client is asked to wait after a 503 unavailable. */
 export const UNAVAILABLE_RETRY_AFTER_S = 30;
 
-export type HttpErrorCode = keyof typeof STATUS;
-
 /** The HTTP status of an error code (the dashboard answers its pages with the same ones). */
-export const statusOfCode = (code: HttpErrorCode): ContentfulStatusCode => STATUS[code];
+export const statusOfCode = (code: ContractErrorCode): ContentfulStatusCode => STATUS[code];
 
-/** Every code an error response may carry, for the OpenAPI document. */
-export const HTTP_ERROR_CODES = Object.keys(STATUS) as [HttpErrorCode, ...HttpErrorCode[]];
-
-export function errorBody(code: HttpErrorCode, message: string, details?: ErrorDetail[]) {
+export function errorBody(code: ContractErrorCode, message: string, details?: ErrorDetail[]) {
   return { success: false as const, error: { code, message, ...(details ? { details } : {}) } };
 }
 
-export function sendError(c: Context, code: HttpErrorCode, message: string, details?: ErrorDetail[]) {
+export function sendError(c: Context, code: ContractErrorCode, message: string, details?: ErrorDetail[]) {
   return c.json(errorBody(code, message, details), STATUS[code]);
 }
 
@@ -75,7 +68,7 @@ export function handleError(error: unknown, c: Context) {
  * Hono's own refusals (HTTPException, or an error carrying a 4xx `status`) are the caller's
  * mistake, never a 500: each keeps its status under the contract's code for it.
  */
-function frameworkError(error: unknown): { code: HttpErrorCode; message: string } | undefined {
+function frameworkError(error: unknown): { code: ContractErrorCode; message: string } | undefined {
   const status = error instanceof HTTPException ? error.status : (error as { status?: unknown }).status;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   const said = error instanceof Error ? error.message : '';
@@ -86,7 +79,7 @@ function frameworkError(error: unknown): { code: HttpErrorCode; message: string 
   return { code, message: FRAMEWORK_MESSAGES[code] ?? (said || 'invalid request') };
 }
 
-const FRAMEWORK_CODES: Partial<Record<number, HttpErrorCode>> = {
+const FRAMEWORK_CODES: Partial<Record<number, ContractErrorCode>> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
@@ -96,7 +89,7 @@ const FRAMEWORK_CODES: Partial<Record<number, HttpErrorCode>> = {
   429: 'rate_limited',
 };
 
-const FRAMEWORK_MESSAGES: Partial<Record<HttpErrorCode, string>> = {
+const FRAMEWORK_MESSAGES: Partial<Record<ContractErrorCode, string>> = {
   payload_too_large: 'request body is too large',
   unsupported_media_type: 'request bodies must be sent with Content-Type: application/json',
 };

@@ -1,4 +1,5 @@
 /** Errors are values with a code; http/ and smtp/ each map them in one place. */
+import type { ContractErrorCode } from '../contract/error-codes.js';
 import { DatabaseUnavailable } from '../db/unavailable.js';
 import { isStorageUnavailable } from '../store/unavailable.js';
 
@@ -18,18 +19,11 @@ export class MailroomError extends Error {
   }
 }
 
-export type ErrorCode =
-  | 'validation_error'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unprocessable'
-  | 'rate_limited'
-  | 'upstream_error'
-  | 'unavailable'
-  | 'internal_error';
+/** The contract's codes a verb may throw: all but those only a protocol meets. */
+export type ErrorCode = Exclude<
+  ContractErrorCode,
+  'invalid_json' | 'method_not_allowed' | 'unsupported_media_type'
+>;
 
 export class ValidationFailed extends MailroomError {
   constructor(message: string, details?: ErrorDetail[]) {

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { account } from '../http/schemas/common.js';
+import { account } from '../contract/common.js';
 
 /**
  * What the inputs of the tools mean, said to an agent. The tools reuse the HTTP API's schemas,

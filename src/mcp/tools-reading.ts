@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { isoDateQuery } from '../http/schemas/common.js';
-import { ListEmailsQuery } from '../http/schemas/emails.js';
+import { isoDateQuery } from '../contract/common.js';
+import { ListEmailsQuery } from '../contract/emails.js';
 import { listAccounts } from '../mailbox/reading/accounts.js';
 import { listEmails, listThreads, readAttachment, readEmail, readThread } from '../mailbox/reading/read.js';
 import { WAIT_MAX_SECONDS, waitForEmails } from '../mailbox/events/wait-for-email.js';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { CreateLabelBody } from '../http/schemas/labels.js';
-import { ApplyLabelsBody, UpdateEmailBody } from '../http/schemas/organise.js';
-import { CreateDraftBody, ForwardBody, ReplyBody, SendBody, UpdateDraftBody } from '../http/schemas/send.js';
+import { CreateLabelBody } from '../contract/labels.js';
+import { ApplyLabelsBody, UpdateEmailBody } from '../contract/organise.js';
+import { CreateDraftBody, ForwardBody, ReplyBody, SendBody, UpdateDraftBody } from '../contract/send.js';
 import { createDraft, deleteDraft, sendDraft, updateDraft } from '../mailbox/drafts/drafts.js';
 import { applyLabels, createLabel, listLabels } from '../mailbox/organising/labels.js';
 import { deleteEmail, updateEmail } from '../mailbox/organising/organise.js';

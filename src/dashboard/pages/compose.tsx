@@ -9,6 +9,8 @@ import { readEmail } from '../../mailbox/reading/read.js';
 import type { AttachmentInput } from '../../mailbox/sending/outgoing-input.js';
 import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
 import { sendEmail } from '../../mailbox/sending/send.js';
+import { CreateDraftBody, ForwardBody, ReplyBody, SendBody, UpdateDraftBody } from '../../contract/send.js';
+import { parseWithContract } from '../../contract/validation-messages.js';
 import { Csrf, problemOf, renderPage, when } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formFiles, formOf, signedIn } from '../session.js';
@@ -211,18 +213,27 @@ export function registerCompose(app: Hono<AppEnv>): void {
         const files = await attachmentsOf(await formFiles(c, 'attachments'));
         // Only files chosen now: a draft's earlier attachments stay unless new ones replace them.
         const attach = files.length > 0 ? { attachments: files } : {};
+        // The API's schemas, so a form meets the same limits and words as a request would.
         if (mode === 'reply' || mode === 'reply-all' || mode === 'forward') {
           const source = { account, uid: Number(form.uid) || 0, folder: form.folder ?? 'INBOX' };
           if (mode === 'forward') {
-            await forwardEmail(deps, userId, source, { to: list(form.to), cc: list(form.cc), text }, once);
+            const input = parseWithContract(ForwardBody, {
+              account,
+              to: list(form.to),
+              cc: list(form.cc),
+              text,
+            });
+            await forwardEmail(deps, userId, source, input, once);
           } else {
-            await replyToEmail(
-              deps,
-              userId,
-              source,
-              { text, replyAll: mode === 'reply-all', cc: list(form.cc), ...attach },
-              once,
-            );
+            const replyAll = mode === 'reply-all';
+            const input = parseWithContract(ReplyBody, {
+              account,
+              text,
+              replyAll,
+              cc: list(form.cc),
+              ...attach,
+            });
+            await replyToEmail(deps, userId, source, input, once);
           }
           return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
         }
@@ -235,15 +246,23 @@ export function registerCompose(app: Hono<AppEnv>): void {
           ...attach,
         };
         if (form.intent === 'save') {
-          if (draft) await updateDraft(deps, userId, account, draft, fields);
-          else await createDraft(deps, userId, account, fields);
+          const { account: _, ...draftFields } = parseWithContract(
+            draft ? UpdateDraftBody : CreateDraftBody,
+            {
+              account,
+              ...fields,
+            },
+          );
+          if (draft) await updateDraft(deps, userId, account, draft, draftFields);
+          else await createDraft(deps, userId, account, draftFields);
           return c.redirect(`/mail${q({ account, folder: 'Drafts', done: 'draft-saved' })}`, 303);
         }
         if (draft) {
-          await updateDraft(deps, userId, account, draft, fields);
+          const { account: _, ...draftFields } = parseWithContract(UpdateDraftBody, { account, ...fields });
+          await updateDraft(deps, userId, account, draft, draftFields);
           await sendDraft(deps, userId, account, draft, once);
         } else {
-          await sendEmail(deps, userId, { from: account, ...fields }, once);
+          await sendEmail(deps, userId, parseWithContract(SendBody, { from: account, ...fields }), once);
         }
         return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
       } catch (error) {

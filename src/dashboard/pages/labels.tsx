@@ -1,4 +1,6 @@
 import type { Hono } from 'hono';
+import { CreateLabelBody, UpdateLabelBody } from '../../contract/labels.js';
+import { parseWithContract } from '../../contract/validation-messages.js';
 import type { AppEnv } from '../../http/context.js';
 import {
   LABEL_PALETTE,
@@ -112,6 +114,12 @@ async function labelsPage(c: DashContext, session: Session, state: { error?: str
   );
 }
 
+/** The form's fields, for the API's own schemas to parse (its limits and words). */
+const labelFields = (form: Record<string, string>) => ({
+  name: form.name ?? '',
+  ...(form.color ? { color: form.color } : {}),
+});
+
 export function registerLabels(app: Hono<AppEnv>): void {
   app.get(
     '/labels',
@@ -122,17 +130,12 @@ export function registerLabels(app: Hono<AppEnv>): void {
     run: (c: DashContext, session: Session, form: Record<string, string>) => Promise<string>,
   ) => app.post(path, formPost(labelsPage, run));
   act('/labels', async (c, session, form) => {
-    await createLabel(c.var.deps, session.user.id, {
-      name: form.name ?? '',
-      ...(form.color ? { color: form.color } : {}),
-    });
+    await createLabel(c.var.deps, session.user.id, parseWithContract(CreateLabelBody, labelFields(form)));
     return '/labels?done=label-created';
   });
   act('/labels/:id', async (c, session, form) => {
-    await updateLabel(c.var.deps, session.user.id, c.req.param('id') ?? '', {
-      name: form.name ?? '',
-      ...(form.color ? { color: form.color } : {}),
-    });
+    const changes = parseWithContract(UpdateLabelBody, labelFields(form));
+    await updateLabel(c.var.deps, session.user.id, c.req.param('id') ?? '', changes);
     return '/labels?done=label-saved';
   });
   act('/labels/:id/delete', async (c, session) => {

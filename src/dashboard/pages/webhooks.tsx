@@ -1,4 +1,6 @@
 import type { Hono } from 'hono';
+import { CreateWebhookBody, UpdateWebhookBody } from '../../contract/webhooks.js';
+import { parseWithContract } from '../../contract/validation-messages.js';
 import type { AppEnv } from '../../http/context.js';
 import type { EventKind, WebhookView } from '../../mailbox/events/webhooks.js';
 import {
@@ -183,6 +185,7 @@ async function hookPage(
   );
 }
 
+/** The form's fields, for the API's own schemas to parse (its limits and words). */
 async function fieldsOf(c: DashContext) {
   const form = await formOf(c);
   const events = (await formAll(c, 'events')).filter((e): e is EventKind =>
@@ -205,9 +208,10 @@ export function registerWebhooks(app: Hono<AppEnv>): void {
     signedIn(async (c, session) => {
       const { form, input } = await fieldsOf(c);
       try {
-        const hook = await createWebhook(c.var.deps, session.user.id, input);
+        const fields = parseWithContract(CreateWebhookBody, input);
+        const hook = await createWebhook(c.var.deps, session.user.id, fields);
         // Shown on the webhook's own page at once: the secret must not travel in a URL.
-        return await hookPage(c, session, hook.id, { secret: hook.secret! });
+        return await hookPage(c, session, hook.id, { secret: hook.secret });
       } catch (error) {
         return listPage(c, session, { ...problemOf(error), values: form });
       }
@@ -237,7 +241,7 @@ export function registerWebhooks(app: Hono<AppEnv>): void {
     );
   change('', async (c, session, id) => {
     const { input } = await fieldsOf(c);
-    await updateWebhook(c.var.deps, session.user.id, id, input);
+    await updateWebhook(c.var.deps, session.user.id, id, parseWithContract(UpdateWebhookBody, input));
     return `${hookUrl(id)}?done=webhook-saved`;
   });
   change('/enable', async (c, session, id) => {
@@ -254,7 +258,7 @@ export function registerWebhooks(app: Hono<AppEnv>): void {
   });
   change('/rotate', async (c, session, id) => {
     const hook = await rotateWebhookSecret(c.var.deps, session.user.id, id);
-    return hookPage(c, session, id, { secret: hook.secret! });
+    return hookPage(c, session, id, { secret: hook.secret });
   });
   change('/delete', async (c, session, id) => {
     await deleteWebhook(c.var.deps, session.user.id, id);

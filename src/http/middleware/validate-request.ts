@@ -2,7 +2,7 @@ import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ErrorDetail } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
-import { accountEither } from '../schemas/common.js';
+import { accountEither } from '../../contract/common.js';
 import { requestErrorMap, zodDetails } from '../../contract/validation-messages.js';
 import type { RequestPart } from '../../contract/validation-messages.js';
 import { sendError, sendValidationDetails } from '../errors.js';

@@ -3,7 +3,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
+import { envelope } from '../../contract/common.js';
+import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
 
 const Account = z
   .object({

@@ -34,9 +34,10 @@ import {
   AdminUser,
   ConnectedServers,
   userRef,
-} from '../schemas/admin.js';
+} from '../../contract/admin.js';
 import { PROVIDER_NAMES } from '../../mailbox/connect/providers.js';
-import { commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import { envelope } from '../../contract/common.js';
+import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const adminSecurity = [{ adminAuth: [] }];
 const errors = {

@@ -3,15 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts/drafts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import {
-  EitherAccountQuery,
-  bearerSecurity,
-  commonErrors,
-  envelope,
-  jsonBody,
-  okResponse,
-} from '../schemas/common.js';
-import { remoteErrors } from '../schemas/remote-errors.js';
+import { EitherAccountQuery, envelope } from '../../contract/common.js';
 import {
   CreateDraftBody,
   Draft,
@@ -21,8 +13,9 @@ import {
   SendDraftBody,
   SendResult,
   UpdateDraftBody,
-} from '../schemas/send.js';
+} from '../../contract/send.js';
 import { sendingErrors } from './send.js';
+import { bearerSecurity, commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
 
 // Paths under /emails/drafts have a literal second segment that no /emails/{id}/... route of
 // another method shares; {uid} only matches digits, so /emails/drafts never reads as an email id.

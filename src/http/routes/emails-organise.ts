@@ -5,9 +5,8 @@ import { emptyFolder } from '../../mailbox/organising/empty-folder.js';
 import { deleteEmail, updateEmail } from '../../mailbox/organising/organise.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { UidParam, bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
-import { remoteErrors } from '../schemas/remote-errors.js';
-import { Email } from '../schemas/emails.js';
+import { UidParam, envelope } from '../../contract/common.js';
+import { Email } from '../../contract/emails.js';
 import {
   ApplyLabelsBody,
   DeleteEmailQuery,
@@ -18,7 +17,8 @@ import {
   OrganiseBodyQuery,
   OrganiseQuery,
   UpdateEmailBody,
-} from '../schemas/organise.js';
+} from '../../contract/organise.js';
+import { bearerSecurity, commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
 
 const emailResponse = okResponse(envelope(z.object({ email: Email })), 'The email as it is now');
 

@@ -5,14 +5,15 @@ import { waitForEmails } from '../../mailbox/events/wait-for-email.js';
 import { TooManyWaits } from '../../mailbox/events/wait-slots.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { UidParam, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
+import { UidParam, envelope } from '../../contract/common.js';
 import {
   AttachmentParams,
   DownloadQuery,
   Email,
   ListEmailsQuery,
   ReadEmailQuery,
-} from '../schemas/emails.js';
+} from '../../contract/emails.js';
+import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
 
 const list = createRoute({
   method: 'get',

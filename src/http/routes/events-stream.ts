@@ -9,15 +9,16 @@ import { issueStreamToken } from '../../mailbox/events/stream-token.js';
 import { Forbidden } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
+import { envelope } from '../../contract/common.js';
 import {
   EVENT_SCHEMAS,
   EventStreamToken,
   MailroomEvent,
   StreamTokenBody,
   StreamTokenQuery,
-} from '../schemas/events.js';
-import { EventsHeaders, EventsQuery } from '../schemas/webhooks.js';
+} from '../../contract/events.js';
+import { EventsHeaders, EventsQuery } from '../../contract/webhooks.js';
+import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
 
 const stream = createRoute({
   method: 'get',

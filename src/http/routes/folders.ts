@@ -4,18 +4,10 @@ import { createFolder, deleteFolder } from '../../mailbox/organising/folders.js'
 import { listFolders } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import {
-  AccountQuery,
-  EitherAccountQuery,
-  ErrorResponse,
-  bearerSecurity,
-  commonErrors,
-  envelope,
-  jsonBody,
-  okResponse,
-} from '../schemas/common.js';
-import { Folder } from '../schemas/emails.js';
-import { CreateFolderBody, DeleteFolderResult, FolderNameParam } from '../schemas/organise.js';
+import { AccountQuery, EitherAccountQuery, ErrorResponse, envelope } from '../../contract/common.js';
+import { Folder } from '../../contract/emails.js';
+import { CreateFolderBody, DeleteFolderResult, FolderNameParam } from '../../contract/organise.js';
+import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const list = createRoute({
   method: 'get',

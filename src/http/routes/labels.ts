@@ -9,15 +9,15 @@ import {
 } from '../../mailbox/organising/labels.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
+import { ErrorResponse, envelope } from '../../contract/common.js';
 import {
-  ErrorResponse,
-  bearerSecurity,
-  commonErrors,
-  envelope,
-  jsonBody,
-  okResponse,
-} from '../schemas/common.js';
-import { CreateLabelBody, Label, LabelIdParam, ListLabelsQuery, UpdateLabelBody } from '../schemas/labels.js';
+  CreateLabelBody,
+  Label,
+  LabelIdParam,
+  ListLabelsQuery,
+  UpdateLabelBody,
+} from '../../contract/labels.js';
+import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const conflict = {
   409: {
@@ -121,6 +121,6 @@ export function registerLabelRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(remove, async (c) => {
     const { id } = await deleteLabel(c.var.deps, c.var.userId, c.req.valid('param').id);
-    return ok(c, { id, deleted: true });
+    return ok(c, { id, deleted: true as const });
   });
 }

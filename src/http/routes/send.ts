@@ -4,16 +4,7 @@ import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.
 import { sendEmail } from '../../mailbox/sending/send.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import {
-  ErrorResponse,
-  UidParam,
-  bearerSecurity,
-  commonErrors,
-  envelope,
-  jsonBody,
-  okResponse,
-} from '../schemas/common.js';
-import { remoteErrors } from '../schemas/remote-errors.js';
+import { ErrorResponse, UidParam, envelope } from '../../contract/common.js';
 import {
   ForwardBody,
   IdempotencyHeader,
@@ -22,7 +13,8 @@ import {
   SendBody,
   SendResult,
   SourceQuery,
-} from '../schemas/send.js';
+} from '../../contract/send.js';
+import { bearerSecurity, commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
 
 const error = (description: string) => ({
   description,

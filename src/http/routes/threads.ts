@@ -3,8 +3,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listThreads, readThread } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { AccountQuery, bearerSecurity, commonErrors, envelope, okResponse } from '../schemas/common.js';
-import { ListThreadsQuery, Thread, ThreadSummary } from '../schemas/emails.js';
+import { AccountQuery, envelope } from '../../contract/common.js';
+import { ListThreadsQuery, Thread, ThreadSummary } from '../../contract/emails.js';
+import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
 
 const list = createRoute({
   method: 'get',

@@ -12,7 +12,7 @@ import {
 import { listDeliveries } from '../../mailbox/events/webhook-deliveries.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { bearerSecurity, commonErrors, envelope, jsonBody, okResponse } from '../schemas/common.js';
+import { envelope } from '../../contract/common.js';
 import {
   CreateWebhookBody,
   DeliveryAttempt,
@@ -22,7 +22,8 @@ import {
   Webhook,
   WebhookIdParam,
   WebhookWithSecret,
-} from '../schemas/webhooks.js';
+} from '../../contract/webhooks.js';
+import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const tags = ['Webhooks'];
 const security = bearerSecurity;
@@ -174,7 +175,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
     await deleteWebhook(c.var.deps, c.var.userId, id);
-    return ok(c, { id, deleted: true });
+    return ok(c, { id, deleted: true as const });
   });
 
   app.openapi(rotate, async (c) =>

@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { ConnectedServers } from '../../contract/admin.js';
 import type { Config } from '../../config.js';
 import type { Resolver } from '../../net/reach.js';
 import { Unprocessable, ValidationFailed } from '../errors.js';
@@ -18,15 +20,7 @@ export interface ServerChoice {
 }
 
 /** What the caller is told about the servers chosen (never a password). */
-export interface ServersView {
-  imap: string;
-  smtp: string;
-  auth: 'password' | 'oauth2';
-  /** Where the servers came from, in plain words. */
-  source: string;
-  /** For autodiscovery: the places looked at before the one that answered. */
-  tried?: string[];
-}
+export type ServersView = z.infer<typeof ConnectedServers>;
 
 export interface ResolvedServers {
   imap: string;

@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { CreateDraftBody } from '../../contract/send.js';
 import type { ComposeAttachment } from '../../mail/compose.js';
 import { htmlToText } from '../../mail/html-text.js';
 import { parseEmail } from '../../mail/parse.js';
@@ -5,7 +7,7 @@ import { planReply } from '../../mail/reply.js';
 import type { ParsedEmail } from '../../mail/types.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MailboxDeps } from '../deps.js';
-import type { AttachmentInput, Recipients } from '../sending/outgoing-input.js';
+import type { Recipients } from '../sending/outgoing-input.js';
 import {
   InputProblems,
   checkRecipientCount,
@@ -16,17 +18,7 @@ import {
 } from '../sending/outgoing-input.js';
 
 /** Fields of a draft as the API takes them; on update, only those given change. */
-export interface DraftFields {
-  to?: string | string[];
-  cc?: string | string[];
-  bcc?: string | string[];
-  subject?: string;
-  text?: string;
-  html?: string;
-  attachments?: AttachmentInput[];
-  /** uid of the message this draft answers (threading headers come from it); null clears them. */
-  inReplyTo?: number | null;
-}
+export type DraftFields = Omit<z.infer<typeof CreateDraftBody>, 'account'>;
 
 /** What a draft holds, read back from its MIME. */
 export interface DraftState {

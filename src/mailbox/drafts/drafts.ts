@@ -7,7 +7,9 @@ import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
 import type { DraftFields, DraftState } from './draft-content.js';
 import { EMPTY_DRAFT, mergeDraft, stateOf } from './draft-content.js';
-import type { AttachmentView, EmailView } from '../reading/email-view.js';
+import type { z } from '@hono/zod-openapi';
+import type { Draft } from '../../contract/send.js';
+import type { UnextractedEmailView } from '../reading/email-view.js';
 import { NotFound, TooLarge, ValidationFailed } from '../errors.js';
 import { fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import { idempotencyGuard, withIdempotency } from '../sending/idempotency.js';
@@ -16,28 +18,12 @@ import { InputProblems, checkRecipientCount, distinctAddresses } from '../sendin
 import type { SendOptions, SendResult } from '../sending/send.js';
 import { sendResultOf } from '../sending/send.js';
 
-/** Source 2.3 plus the threading fields an Email has. */
-export interface DraftView {
-  uid: number;
-  threadId: string;
-  messageId: string;
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  subject: string;
-  text: string;
-  html: string;
-  attachments: AttachmentView[];
-  inReplyTo: string | null;
-  references: string[];
-  date: string;
-  flags: string[];
-}
+/** Source 2.3 plus the threading fields an Email has (src/contract/send.ts). */
+export type DraftView = z.infer<typeof Draft>;
 
 const DRAFT_FLAGS = ['\\Seen', '\\Draft'];
 
-function draftViewOf(view: EmailView): DraftView {
+function draftViewOf(view: UnextractedEmailView): DraftView {
   return {
     uid: view.uid,
     threadId: view.threadId,

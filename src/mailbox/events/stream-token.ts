@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { EventStreamToken } from '../../contract/events.js';
 import crypto from 'node:crypto';
 import { requireInbox } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
@@ -16,11 +18,7 @@ export interface StreamTokenClaims {
   expires: number;
 }
 
-export interface StreamToken {
-  token: string;
-  expiresAt: string;
-  account: string | null;
-}
+export type StreamToken = z.infer<typeof EventStreamToken>;
 
 /**
  * The HMAC key of stream tokens, derived from MAILROOM_SECRET (or secret.key) for this use alone.

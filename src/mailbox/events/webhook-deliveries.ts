@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { DeliveryAttempt } from '../../contract/webhooks.js';
 import { withExtractedReply } from '../../events/payload.js';
 import type { AttemptListRow } from '../../store/webhook-deliveries.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
@@ -5,22 +7,7 @@ import type { MailboxDeps } from '../deps.js';
 import { NotFound } from '../errors.js';
 import { requireWebhook } from './webhooks.js';
 
-export interface AttemptView {
-  id: number;
-  event_id: string;
-  type: string;
-  succeeded: boolean;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  attempted_at: string;
-  delivery: {
-    id: number;
-    status: 'pending' | 'succeeded' | 'failed';
-    attempts: number;
-    next_attempt_at: string | null;
-  };
-}
+export type AttemptView = z.infer<typeof DeliveryAttempt>;
 
 /** A webhook's delivery attempts, newest first. */
 export async function listDeliveries(

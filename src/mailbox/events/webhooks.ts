@@ -1,3 +1,10 @@
+import type { z } from '@hono/zod-openapi';
+import type {
+  CreateWebhookBody,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookWithSecret,
+} from '../../contract/webhooks.js';
 import { TEST_EVENT_TYPE } from '../../events/dispatcher.js';
 import { generateWebhookSecret } from '../../events/signing.js';
 import { checkWebhookUrl, webhookReach } from '../../events/url-guard.js';
@@ -11,42 +18,20 @@ import { NotFound, ValidationFailed } from '../errors.js';
 export const EVENT_KINDS = ['email.received', 'email.sent', 'email.bounced'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
-export interface WebhookView {
-  id: string;
-  url: string;
-  events: string[];
-  /** Inbox addresses the webhook is limited to; null for all of the user's inboxes. */
-  accounts: string[] | null;
-  description: string | null;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  failing_since: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Only right after create and rotate-secret. */
-  secret?: string;
-}
+export type WebhookView = z.infer<typeof Webhook>;
 
-export interface WebhookInput {
-  url: string;
-  events: EventKind[];
-  accounts?: string[] | null;
-  description?: string | null;
-}
+/** A webhook with its secret: shown only right after create and rotate-secret. */
+export type WebhookWithSecretView = z.infer<typeof WebhookWithSecret>;
 
-export interface WebhookChanges {
-  url?: string;
-  events?: EventKind[];
-  accounts?: string[] | null;
-  description?: string | null;
-  status?: 'enabled' | 'disabled';
-}
+export type WebhookInput = z.infer<typeof CreateWebhookBody>;
+
+export type WebhookChanges = z.infer<typeof UpdateWebhookBody>;
 
 export async function createWebhook(
   deps: MailboxDeps,
   userId: number,
   input: WebhookInput,
-): Promise<WebhookView> {
+): Promise<WebhookWithSecretView> {
   const url = await requireDeliverableUrl(deps, input.url);
   const secret = generateWebhookSecret();
   const row = await deps.store.webhooks.create({
@@ -109,7 +94,7 @@ export async function rotateWebhookSecret(
   deps: MailboxDeps,
   userId: number,
   id: string,
-): Promise<WebhookView> {
+): Promise<WebhookWithSecretView> {
   const secret = generateWebhookSecret();
   const row = await deps.store.webhooks.setSecret(userId, id, secret);
   if (!row) throw notFound(id);
@@ -190,7 +175,9 @@ async function viewOf(deps: MailboxDeps, row: WebhookRow): Promise<WebhookView> 
     accounts,
     description: row.description,
     status: row.status,
-    disabled_reason: row.status === 'disabled' ? row.disabled_reason : null,
+    // The store writes only the contract's reasons.
+    disabled_reason:
+      row.status === 'disabled' ? (row.disabled_reason as WebhookView['disabled_reason']) : null,
     failing_since: row.failing_since,
     created_at: row.created_at,
     updated_at: row.updated_at,

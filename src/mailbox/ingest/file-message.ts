@@ -10,9 +10,9 @@ import { packMessage } from '../../store/message-sources.js';
 import type { PackedSource } from '../../store/message-sources.js';
 import type { MessageWithBody } from '../../store/messages.js';
 import { searchFields } from '../../store/search-fields.js';
-import type { DeliveryView, EmailView } from '../reading/email-view.js';
+import type { DeliveryView, UnextractedEmailView } from '../reading/email-view.js';
 import { listColumnsOf } from '../../mail/list-columns.js';
-import { toEmailView } from '../reading/email-view.js';
+import { toUnextractedView } from '../reading/email-view.js';
 import { findThread, newThreadId } from './threading.js';
 
 export interface FileInput {
@@ -127,7 +127,7 @@ export async function appendEmailEvent(
   type: 'email.received' | 'email.sent',
   inbox: InboxRow,
   row: { id: number },
-  view: EmailView,
+  view: UnextractedEmailView,
 ): Promise<EventRow> {
   return store.events.append({
     type,
@@ -144,11 +144,10 @@ export function viewOfFiled(
   folder: FolderRow,
   parsed: ParsedEmail,
   sentByAccount: boolean,
-): EmailView {
-  return toEmailView(row, {
+): UnextractedEmailView {
+  return toUnextractedView(row, {
     folderName: folder.name,
     mode: 'full',
-    extract: false,
     sentByAccount,
     labels: [],
     attachments: attachmentRowsOf(parsed).map((a) => ({ message_id: row.id, ...a })),

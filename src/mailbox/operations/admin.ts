@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { AdminDomain } from '../../contract/admin.js';
 import crypto from 'node:crypto';
 import type { MailboxDeps } from '../deps.js';
 import { Conflict, MailroomError, NotFound, ValidationFailed } from '../errors.js';
@@ -19,11 +21,7 @@ import { resolveServers } from '../connect/servers.js';
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
 const USER_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export interface DnsRecord {
-  type: 'MX' | 'TXT';
-  name: string;
-  value: string;
-}
+export type DnsRecord = z.infer<typeof AdminDomain>['dnsRecords'][number];
 
 export function dnsRecordsFor(domain: DomainRow, mailHost: string): DnsRecord[] {
   const publicKey = domain.dkim_public_key

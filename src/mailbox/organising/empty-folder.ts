@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { EmptyFolderResult } from '../../contract/organise.js';
 import { nowIso } from '../../store/ids.js';
 import type { MessageRow } from '../../store/messages.js';
 import { requireFolder, requireInbox } from '../access.js';
@@ -5,16 +7,7 @@ import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
 import { isDrafts, isTrash, trashOf } from './organise.js';
 
-export interface EmptiedFolder {
-  /** The folder emptied. */
-  folder: string;
-  /** How many emails left it. */
-  count: number;
-  /** true: deleted for good; false: moved to Trash (uids kept). */
-  deleted: boolean;
-  /** The Trash folder's name when they moved there; null when deleted for good. */
-  movedTo: string | null;
-}
+export type EmptiedFolder = z.infer<typeof EmptyFolderResult>;
 
 type Listed = Pick<MessageRow, 'id' | 'uid' | 'remote_uid'>;
 

@@ -1,3 +1,6 @@
+import type { z } from '@hono/zod-openapi';
+import type { Folder } from '../../contract/emails.js';
+import type { DeleteFolderResult } from '../../contract/organise.js';
 import { nowIso } from '../../store/ids.js';
 import { requireFolder, requireInbox } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
@@ -6,12 +9,7 @@ import { trashOf } from './organise.js';
 
 export const FOLDER_NAME_MAX = 100;
 
-export interface FolderView {
-  name: string;
-  specialUse: string | null;
-  total: number;
-  unread: number;
-}
+export type FolderView = z.infer<typeof Folder>;
 
 /**
  * Why a folder name is unusable, or null. Taken trimmed; `/` is kept for a future hierarchy.
@@ -48,12 +46,7 @@ export async function createFolder(
   });
 }
 
-export interface DeletedFolder {
-  name: string;
-  deleted: true;
-  /** How many emails the folder held; they went to Trash with their uids. */
-  movedToTrash: number;
-}
+export type DeletedFolder = z.infer<typeof DeleteFolderResult>;
 
 /**
  * Deletes a custom folder. Its mail is not lost: it moves to Trash (uids kept) in the same

@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { CreateLabelBody, Label } from '../../contract/labels.js';
 import crypto from 'node:crypto';
 import { nowIso } from '../../store/ids.js';
 import type { LabelChanges, LabelRow } from '../../store/labels.js';
@@ -27,20 +29,9 @@ export const LABEL_PALETTE = [
   '#0ea5e9',
 ] as const;
 
-export interface LabelView {
-  id: string;
-  name: string;
-  color: string;
-  description: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type LabelView = z.infer<typeof Label>;
 
-export interface LabelInput {
-  name: string;
-  color?: string;
-  description?: string | null;
-}
+export type LabelInput = z.infer<typeof CreateLabelBody>;
 
 export function labelView(row: LabelRow): LabelView {
   return {

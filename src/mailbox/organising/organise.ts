@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { DeleteEmailResult, UpdateEmailBody } from '../../contract/organise.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import { nowIso } from '../../store/ids.js';
@@ -13,11 +15,7 @@ import { lockMessage } from './message-lock.js';
 export const EMAIL_ACTIONS = ['read', 'unread', 'flag', 'unflag', 'move'] as const;
 export type EmailAction = (typeof EMAIL_ACTIONS)[number];
 
-export interface EmailChange {
-  action: EmailAction;
-  /** The destination of `move`. */
-  folder?: string;
-}
+export type EmailChange = Omit<z.infer<typeof UpdateEmailBody>, 'account'>;
 
 export interface EmailRef {
   account: string;
@@ -112,13 +110,7 @@ export async function updateEmail(
 
 const flagOn = (action: EmailAction) => action === 'read' || action === 'flag';
 
-export interface DeleteResult {
-  uid: number;
-  /** true when the message is gone for good; false when it was moved to Trash. */
-  deleted: boolean;
-  /** Where the message is now: the Trash folder's name, or null when deleted. */
-  folder: string | null;
-}
+export type DeleteResult = z.infer<typeof DeleteEmailResult>;
 
 /**
  * DELETE /emails/{id}: to Trash keeping the uid; deleted for good when it is already in Trash,

@@ -1,57 +1,20 @@
+import type { z } from '@hono/zod-openapi';
+import type { Attachment, Email } from '../../contract/emails.js';
 import { extractReplyHtml } from '../../mail/extract-reply-html.js';
 import { extractReplyText } from '../../mail/extract-reply.js';
 import { LIST_TEXT_LIMIT, previewOf } from '../../mail/list-columns.js';
-import type { AddressTotals } from '../../mail/types.js';
 import type { AttachmentRow, LabelRef, MessageRow, MessageWithBody } from '../../store/messages.js';
 
-export interface AttachmentView {
-  id: string;
-  filename: string;
-  contentType: string;
-  size: number;
-  contentId: string | null;
-  inline: boolean;
-}
+/** The Email object of the API (source 2.1 plus contract 4), as src/contract/emails.ts declares it. */
+export type EmailView = z.infer<typeof Email>;
+export type AttachmentView = z.infer<typeof Attachment>;
+export type DeliveryView = NonNullable<EmailView['delivery']>[number];
 
-export interface DeliveryView {
-  recipient: string;
-  status: string;
-}
-
-/** The Email object of the API (source 2.1 plus contract 4). */
-export interface EmailView {
-  uid: number;
-  messageId: string;
-  threadId: string;
-  folder: string;
-  from: string;
-  fromName: string;
-  to: string[];
-  cc: string[];
-  bcc?: string[];
-  replyTo: string[];
-  subject: string;
-  date: string;
-  receivedAt: string;
-  text: string;
-  html?: string;
-  truncated?: boolean;
-  /** The new content of `text`: without the quoted history and the signature (cut as `text` is in lists). */
-  extractedText?: string;
-  /** The same for `html`, where `html` is given. */
-  extractedHtml?: string;
-  preview: string;
-  size: number;
-  flags: string[];
-  labels: LabelRef[];
-  attachments: AttachmentView[];
-  inReplyTo: string | null;
-  references: string[];
-  authResults: unknown;
-  delivery?: DeliveryView[];
-  /** Only when an address list was cut to its first entries: the whole count of each cut list. */
-  addressTotals?: AddressTotals;
-}
+/**
+ * An Email before its extractedText and extractedHtml are worked out: what an event stores
+ * (events/payload.ts adds them as the event goes out) and what a send shapes its answer from.
+ */
+export type UnextractedEmailView = Omit<EmailView, 'extractedText' | 'extractedHtml'>;
 
 /** A list row's extractedText from its stored columns: NULL where it is the list text's start. */
 const storedExtractedText = (row: MessageRow): string =>
@@ -65,11 +28,6 @@ export interface ViewContext {
   mode: 'full' | 'list';
   /** bcc is shown only on mail this account sent. */
   sentByAccount: boolean;
-  /**
-   * Whether to work out extractedText and extractedHtml (default true). Events leave them out:
-   * their Email is made on the ingest path, which must not pay for it.
-   */
-  extract?: boolean;
 }
 
 /**
@@ -77,9 +35,25 @@ export interface ViewContext {
  * shows it (from the row's list_text, preview and list_extracted_text alone).
  */
 export function toEmailView(row: MessageRow | MessageWithBody, ctx: ViewContext): EmailView {
+  const view = toUnextractedView(row, ctx);
+  if (view.html === undefined) {
+    // A list reads its text's first 501 characters only, and the extracted text as a list shows
+    // it (listColumnsOf), stored when the message was filed.
+    const stored = storedExtractedText(row);
+    return { ...view, extractedText: view.truncated ? stored.slice(0, LIST_TEXT_LIMIT) : stored };
+  }
+  return {
+    ...view,
+    extractedText: extractReplyText(view.text),
+    extractedHtml: view.html === '' ? '' : extractReplyHtml(view.html),
+  };
+}
+
+/** The Email view of a row without the extracted reply: the ingest path must not pay for it. */
+export function toUnextractedView(row: MessageRow | MessageWithBody, ctx: ViewContext): UnextractedEmailView {
   const whole = ctx.mode === 'full' && 'html' in row;
   const text = whole ? row.text : row.list_text;
-  const view: EmailView = {
+  const view: UnextractedEmailView = {
     uid: row.uid,
     messageId: row.message_id,
     threadId: row.thread_id,
@@ -111,19 +85,11 @@ export function toEmailView(row: MessageRow | MessageWithBody, ctx: ViewContext)
   };
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
-  if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as AddressTotals;
-  const extract = ctx.extract ?? true;
-  // A list reads its text's first 501 characters only, and the extracted text as a list shows it
-  // (listColumnsOf), stored when the message was filed.
-  if (extract) view.extractedText = whole ? extractReplyText(text) : storedExtractedText(row);
-  if (whole) {
-    view.html = row.html;
-    if (extract) view.extractedHtml = row.html === '' ? '' : extractReplyHtml(row.html);
-  } else if (text.length > LIST_TEXT_LIMIT) {
+  if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as EmailView['addressTotals'];
+  if (whole) view.html = row.html;
+  else if (text.length > LIST_TEXT_LIMIT) {
     view.text = text.slice(0, LIST_TEXT_LIMIT);
     view.truncated = true;
-    if (view.extractedText !== undefined && view.extractedText.length > LIST_TEXT_LIMIT)
-      view.extractedText = view.extractedText.slice(0, LIST_TEXT_LIMIT);
   }
   return view;
 }

@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { ListEmailsQuery, ThreadSummary as ThreadSummarySchema } from '../../contract/emails.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { ListedMessageRow, MessageRow, MessageWithBody } from '../../store/messages.js';
 import { requireInbox, requireInboxFolder, requireMessage } from '../access.js';
@@ -10,24 +12,11 @@ import { toEmailView } from './email-view.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { parseAttachment } from '../ingest/parse-message.js';
 
-export interface ListQuery {
-  account: string;
-  folder?: string;
-  limit: number;
-  cursor?: string;
-  unread?: boolean;
-  from?: string;
-  to?: string;
-  subject?: string;
-  since?: string;
-  before?: string;
-  label?: string;
-  hasAttachments?: boolean;
-  threadId?: string;
-  q?: string;
+/** A list's filters as `GET /emails` takes them (without its wait), and a wait's own bound. */
+export type ListQuery = Omit<z.infer<typeof ListEmailsQuery>, 'wait'> & {
   /** Only mail with a uid above this one (not in the HTTP API: how a wait asks for new mail only). */
   afterUid?: number;
-}
+};
 
 export async function listEmails(
   deps: MailboxDeps,
@@ -162,15 +151,7 @@ export async function listFolders(deps: MailboxDeps, userId: number, account: st
   }));
 }
 
-export interface ThreadSummary {
-  threadId: string;
-  subject: string;
-  participants: string[];
-  messageCount: number;
-  unreadCount: number;
-  lastDate: string;
-  preview: string;
-}
+export type ThreadSummary = z.infer<typeof ThreadSummarySchema>;
 
 export async function listThreads(
   deps: MailboxDeps,

@@ -1,4 +1,6 @@
+import type { z } from '@hono/zod-openapi';
 import mime from 'mime-types';
+import type { AttachmentInput as AttachmentInputSchema } from '../../contract/send.js';
 import { formatAddress, isValidAddress, normalizeAddress, parseAddressList } from '../../mail/addresses.js';
 import type { ComposeAttachment } from '../../mail/compose.js';
 import { checkExtraHeaders } from '../../mail/compose.js';
@@ -7,13 +9,7 @@ import type { ErrorDetail } from '../errors.js';
 import { TooLarge, ValidationFailed } from '../errors.js';
 
 /** An attachment as the API takes it: the content in base64. */
-export interface AttachmentInput {
-  filename: string;
-  contentType?: string;
-  content: string;
-  contentId?: string;
-  inline?: boolean;
-}
+export type AttachmentInput = z.infer<typeof AttachmentInputSchema>;
 
 export interface Recipients {
   /** As given (display names kept), for the headers. */

@@ -1,7 +1,8 @@
 import type { ComposeInput } from '../../mail/compose.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MessageRow } from '../../store/messages.js';
-import type { DeliveryView, EmailView } from '../reading/email-view.js';
+import type { UnextractedEmailView } from '../reading/email-view.js';
+import type { SendResult } from './send.js';
 
 /** A message on its way out, composed from a send, reply, forward or draft. */
 export interface Outgoing {
@@ -17,8 +18,8 @@ export interface Outgoing {
 
 /** The sender's copy in Sent, as the verbs shape their responses from it. */
 export interface SentCopy {
-  view: EmailView;
-  delivery: DeliveryView[];
+  view: UnextractedEmailView;
+  delivery: SendResult['delivery'];
   /** Why the copy is not in the remote Sent folder of a connected mailbox; absent when it is. */
   notSavedToSent?: string;
 }

@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { ForwardBody, ReplyBody, ReplyResult as ReplyResultSchema } from '../../contract/send.js';
 import { parseEmail } from '../../mail/parse.js';
 import { planForward, planReply } from '../../mail/reply.js';
 import type { ParsedEmail } from '../../mail/types.js';
@@ -5,13 +7,11 @@ import type { InboxRow } from '../../store/inboxes.js';
 import type { MessageRow } from '../../store/messages.js';
 import { requireInbox, requireMessage } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
-import type { DeliveryView } from '../reading/email-view.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { idempotencyGuard, withIdempotency } from './idempotency.js';
 import type { SentCopy } from './outgoing-types.js';
 import { dispatch } from './outgoing.js';
 import { sendResultOf } from './send.js';
-import type { AttachmentInput } from './outgoing-input.js';
 import {
   InputProblems,
   checkRecipientCount,
@@ -30,41 +30,12 @@ export interface SourceRef {
   folder?: string;
 }
 
-export interface ReplyInput {
-  text?: string;
-  html?: string;
-  replyAll?: boolean;
-  includeOriginal?: boolean;
-  cc?: string | string[];
-  bcc?: string | string[];
-  attachments?: AttachmentInput[];
-}
+export type ReplyInput = Omit<z.infer<typeof ReplyBody>, 'account'>;
 
-export interface ForwardInput {
-  to: string | string[];
-  cc?: string | string[];
-  bcc?: string | string[];
-  text?: string;
-  html?: string;
-  includeAttachments?: boolean;
-}
+export type ForwardInput = Omit<z.infer<typeof ForwardBody>, 'account'>;
 
 /** Source 2.5 plus `uid`, `threadId`, `cc` and `delivery`. */
-export interface ReplyResult {
-  uid: number;
-  threadId: string;
-  messageId: string;
-  from: string;
-  to: string[];
-  cc: string[];
-  subject: string;
-  inReplyTo: string;
-  /** The thread chain, space separated (source 2.5 types it a string). */
-  references: string;
-  savedToSent: boolean;
-  savedToSentError?: string;
-  delivery: DeliveryView[];
-}
+export type ReplyResult = z.infer<typeof ReplyResultSchema>;
 
 interface Original {
   inbox: InboxRow;

@@ -1,10 +1,10 @@
+import type { z } from '@hono/zod-openapi';
+import type { SendBody, SendResult as SendResultSchema } from '../../contract/send.js';
 import type { MailboxDeps } from '../deps.js';
 import { requireInbox } from '../access.js';
-import type { DeliveryView } from '../reading/email-view.js';
 import { idempotencyGuard, withIdempotency } from './idempotency.js';
 import type { SentCopy } from './outgoing-types.js';
 import { dispatch } from './outgoing.js';
-import type { AttachmentInput } from './outgoing-input.js';
 import {
   InputProblems,
   readAttachments,
@@ -14,34 +14,10 @@ import {
   readRecipients,
 } from './outgoing-input.js';
 
-export interface SendInput {
-  from: string;
-  to: string | string[];
-  cc?: string | string[];
-  bcc?: string | string[];
-  replyTo?: string | string[];
-  subject: string;
-  text?: string;
-  html?: string;
-  attachments?: AttachmentInput[];
-  headers?: Record<string, string>;
-}
+export type SendInput = z.infer<typeof SendBody>;
 
 /** The response of a send (contract 4), also what a draft send answers. */
-export interface SendResult {
-  uid: number;
-  messageId: string;
-  threadId: string;
-  from: string;
-  to: string[];
-  cc: string[];
-  subject: string;
-  /** False when a connected mailbox's server did not store the copy in its Sent folder. */
-  savedToSent: boolean;
-  /** Why not, when savedToSent is false. */
-  savedToSentError?: string;
-  delivery: DeliveryView[];
-}
+export type SendResult = z.infer<typeof SendResultSchema>;
 
 export interface SendOptions {
   idempotencyKey?: string;

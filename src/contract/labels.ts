@@ -5,7 +5,7 @@ import {
   LABEL_NAME_MAX,
   LABEL_PALETTE,
   labelNameProblem,
-} from '../../mailbox/organising/labels.js';
+} from '../mailbox/organising/labels.js';
 import { atLeastOneOf, limitQuery } from './common.js';
 
 export const Label = z

@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { HTTP_ERROR_CODES } from '../errors.js';
+import { ERROR_CODES } from './error-codes.js';
 
 export const ErrorResponse = z
   .object({
     success: z.literal(false),
     error: z.object({
-      code: z.enum(HTTP_ERROR_CODES).openapi({ example: 'validation_error' }),
+      code: z.enum(ERROR_CODES).openapi({ example: 'validation_error' }),
       message: z.string(),
       details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),
@@ -15,30 +15,6 @@ export const ErrorResponse = z
 export function envelope<T extends z.ZodTypeAny>(data: T, withMessage = false) {
   const base = z.object({ success: z.literal(true), data });
   return withMessage ? base.extend({ message: z.string() }) : base;
-}
-
-export const json = (schema: z.ZodTypeAny) => ({ 'application/json': { schema } });
-
-/** Error responses every authenticated route may give. */
-export const commonErrors = {
-  400: { description: 'Validation error or invalid JSON', content: json(ErrorResponse) },
-  401: { description: 'Missing or invalid API key', content: json(ErrorResponse) },
-  403: { description: 'The account is not one of your inboxes', content: json(ErrorResponse) },
-  404: { description: 'Not found', content: json(ErrorResponse) },
-  429: { description: 'Rate limited', content: json(ErrorResponse) },
-  503: {
-    description: 'Storage unavailable (disk full, database busy): retry after Retry-After',
-    content: json(ErrorResponse),
-  },
-} as const;
-
-/** A 200 documented with its concrete schema, so async handlers have a return type they can satisfy. */
-export function okResponse<T extends z.ZodTypeAny>(schema: T, description: string) {
-  return { 200: { description, content: { 'application/json': { schema } } } };
-}
-
-export function jsonBody<T extends z.ZodTypeAny>(schema: T) {
-  return { body: { content: { 'application/json': { schema } }, required: true } } as const;
 }
 
 export const account = z
@@ -113,5 +89,3 @@ export function atLeastOneOf(fields: string[], filled: string[] = []) {
     })),
   };
 }
-
-export const bearerSecurity = [{ bearerAuth: [] }];

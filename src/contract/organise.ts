@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { folderNameProblem, FOLDER_NAME_MAX } from '../../mailbox/organising/folders.js';
-import { EMAIL_ACTIONS } from '../../mailbox/organising/organise.js';
+import { folderNameProblem, FOLDER_NAME_MAX } from '../mailbox/organising/folders.js';
+import { EMAIL_ACTIONS } from '../mailbox/organising/organise.js';
 import { account, accountEither, booleanQuery, uidPath } from './common.js';
 import { labelRef } from './labels.js';
 

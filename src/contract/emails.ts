@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { WAIT_MAX_SECONDS } from '../../mailbox/events/wait-for-email.js';
+import { WAIT_MAX_SECONDS } from '../mailbox/events/wait-for-email.js';
 import { account, booleanQuery, isoDateQuery, limitQuery, uidPath } from './common.js';
 
 export const Attachment = z

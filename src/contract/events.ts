@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { STREAM_TOKEN_SECONDS } from '../../mailbox/events/stream-token.js';
+import { STREAM_TOKEN_SECONDS } from '../mailbox/events/stream-token.js';
 import { Email } from './emails.js';
 
 /**

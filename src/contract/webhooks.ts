@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { EVENT_KINDS } from '../../mailbox/events/webhooks.js';
+import { EVENT_KINDS } from '../mailbox/events/webhooks.js';
 import { atLeastOneOf, limitQuery } from './common.js';
 
 const eventKind = z.enum(EVENT_KINDS).openapi({ example: 'email.received' });

@@ -1,0 +1,23 @@
+/**
+ * Every code an error may carry (contract 3), whichever door answers: the mailbox's own
+ * (mailbox/errors.ts) and the ones only a protocol can meet (bad JSON, a wrong method...).
+ * Each door maps them to its own form in one place: http/errors.ts to HTTP statuses.
+ */
+export const ERROR_CODES = [
+  'validation_error',
+  'invalid_json',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'unprocessable',
+  'rate_limited',
+  'upstream_error',
+  'unavailable',
+  'internal_error',
+] as const;
+
+export type ContractErrorCode = (typeof ERROR_CODES)[number];
