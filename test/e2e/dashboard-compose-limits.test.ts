@@ -1,3 +1,4 @@
+// Engines: SQLite only: the dashboard's forms parse through the contract the same on either engine; test/e2e/postgres-doors.test.ts proves the dashboard on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setUserPassword } from '../../src/mailbox/operations/sign-in.js';
 import { postForm, sessionCookie } from '../helpers/dashboard-forms.js';
