@@ -59,3 +59,19 @@ export const userRef = z
   .union([z.string().min(1), z.number().int()])
   .transform(String)
   .openapi({ description: 'the user id or name', example: 'default' });
+
+/** POST /admin/v1/domains */
+export const CreateDomainBody = z.object({ domain: z.string().min(1) });
+
+/** POST /admin/v1/users */
+export const CreateUserBody = z.object({
+  name: z.string().min(1),
+  password: z
+    .string()
+    .optional()
+    .openapi({ description: 'lets the user sign in to the dashboard (8 to 1024 characters)' }),
+  admin: z.boolean().optional().openapi({ description: 'the user also sees the admin pages' }),
+});
+
+/** POST /admin/v1/keys (the dashboard's key form takes its name) */
+export const CreateKeyBody = z.object({ user: userRef, name: z.string().max(100).optional() });

@@ -1,4 +1,6 @@
 import type { Hono } from 'hono';
+import { CreateKeyBody } from '../../contract/admin.js';
+import { parseWithContract } from '../../contract/validation-messages.js';
 import type { AppEnv } from '../../http/context.js';
 import { createKey, listKeys, revokeKey } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
@@ -6,6 +8,9 @@ import { listAccounts } from '../../mailbox/reading/accounts.js';
 import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { baseUrlOf, formOf, signedIn } from '../session.js';
+
+/** The key form names the key; its user is the one signed in. */
+const KeyForm = CreateKeyBody.pick({ name: true }).required();
 
 interface KeysState {
   created?: { key: string; name: string };
@@ -123,10 +128,14 @@ export function registerKeys(app: Hono<AppEnv>): void {
   app.post(
     '/keys',
     signedIn(async (c, session) => {
-      const name = ((await formOf(c)).name ?? '').trim().slice(0, 100);
-      // Answered as a page, not a redirect: the key must not travel in a URL.
-      const { key } = await createKey(c.var.deps, session.user.id, name);
-      return keysPage(c, session, { created: { key, name } });
+      try {
+        const { name } = parseWithContract(KeyForm, { name: ((await formOf(c)).name ?? '').trim() });
+        // Answered as a page, not a redirect: the key must not travel in a URL.
+        const { key } = await createKey(c.var.deps, session.user.id, name);
+        return await keysPage(c, session, { created: { key, name } });
+      } catch (error) {
+        return keysPage(c, session, problemOf(error));
+      }
     }),
   );
   app.post(

@@ -33,6 +33,9 @@ import {
   AdminKeyWithSecret,
   AdminUser,
   ConnectedServers,
+  CreateDomainBody,
+  CreateKeyBody,
+  CreateUserBody,
   userRef,
 } from '../../contract/admin.js';
 import { PROVIDER_NAMES } from '../../mailbox/connect/providers.js';
@@ -114,7 +117,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         'createDomain',
         'Host a domain: creates its DKIM key and returns the DNS records to publish',
       ),
-      request: jsonBody(z.object({ domain: z.string().min(1) })),
+      request: jsonBody(CreateDomainBody),
       responses: { ...created(z.object({ domain: AdminDomain }), 'The domain'), ...errors, ...conflict },
     }),
     async (c) => {
@@ -154,16 +157,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   app.openapi(
     createRoute({
       ...route('post', '/users', 'createUser', 'Create a user'),
-      request: jsonBody(
-        z.object({
-          name: z.string().min(1),
-          password: z
-            .string()
-            .optional()
-            .openapi({ description: 'lets the user sign in to the dashboard (8 to 1024 characters)' }),
-          admin: z.boolean().optional().openapi({ description: 'the user also sees the admin pages' }),
-        }),
-      ),
+      request: jsonBody(CreateUserBody),
       responses: { ...created(z.object({ user: AdminUser }), 'The user'), ...errors, ...conflict },
     }),
     async (c) => {
@@ -198,7 +192,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   app.openapi(
     createRoute({
       ...route('post', '/keys', 'createKey', 'Create an API key; the key is shown only here'),
-      request: jsonBody(z.object({ user: userRef, name: z.string().max(100).optional() })),
+      request: jsonBody(CreateKeyBody),
       responses: { ...created(z.object({ key: AdminKeyWithSecret }), 'The key'), ...errors },
     }),
     async (c) => {

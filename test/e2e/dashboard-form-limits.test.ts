@@ -6,6 +6,7 @@ import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
+const ADMIN_TOKEN = 'admin-token-of-the-key-form-test';
 
 /** The page's text with the entities a message may need turned back into characters. */
 const textOf = (html: string) =>
@@ -16,13 +17,13 @@ const textOf = (html: string) =>
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
 
-describe("the dashboard's compose form meets the API's limits (one contract)", { timeout: 120_000 }, () => {
+describe("the dashboard's forms meet the API's limits (one contract)", { timeout: 120_000 }, () => {
   let server: TestServer;
   let cookie: string;
   let csrf: string;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ adminToken: ADMIN_TOKEN });
     await setUserPassword(server.mailroom.deps, 'default', PASSWORD);
     cookie = sessionCookie(
       await postForm(server.baseUrl, '/sign-in', { name: 'default', password: PASSWORD }),
@@ -67,5 +68,30 @@ describe("the dashboard's compose form meets the API's limits (one contract)", {
     const answer = await compose({ subject: 'y'.repeat(2000) });
     expect(answer.status).toBe(303);
     expect(await folderCount('Sent')).toBe(1);
+  });
+
+  it("refuses a 101-character key name with the admin API's words, and makes no key", async () => {
+    const keyCount = async () => {
+      const answer = await server.api('/admin/v1/keys', { key: ADMIN_TOKEN });
+      expect(answer.status, answer.text).toBe(200);
+      return answer.json.data.keys.length as number;
+    };
+    const before = await keyCount();
+    const api = await server.api('/admin/v1/keys', {
+      key: ADMIN_TOKEN,
+      body: { user: 'default', name: 'k'.repeat(101) },
+    });
+    expect(api.status).toBe(400);
+    const said = api.json.error.details[0].message as string;
+
+    const answer = await postForm(
+      server.baseUrl,
+      '/keys',
+      { _csrf: csrf, name: 'k'.repeat(101) },
+      { headers: { cookie } },
+    );
+    expect(answer.status).toBe(400);
+    expect(textOf(await answer.text())).toContain(said);
+    expect(await keyCount()).toBe(before);
   });
 });
