@@ -3,30 +3,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
+import { Account } from '../../contract/accounts.js';
 import { envelope } from '../../contract/common.js';
 import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
-
-const Account = z
-  .object({
-    address: z.string(),
-    kind: z.enum(['local', 'imap']),
-    displayName: z.string(),
-    created_at: z.string(),
-    sync: z
-      .object({
-        state: z.string().nullable(),
-        error: z.string().nullable(),
-        lastSyncAt: z.string().nullable(),
-        certificates: z.enum(['system', 'given-ca', 'off']).openapi({
-          description:
-            "how the servers' TLS certificates are checked: against the system's CAs, against the CA given " +
-            'when connecting, or not at all (`tls.insecure`)',
-        }),
-      })
-      .optional()
-      .openapi({ description: 'IMAP-connected inboxes only' }),
-  })
-  .openapi('Account');
 
 const list = createRoute({
   method: 'get',

@@ -1,8 +1,9 @@
+import type { AccountView } from '../../contract/accounts.js';
 import type { MailboxDeps } from '../deps.js';
 import { certificateCheckOf } from '../remote-trust.js';
 
 /** The caller's inboxes as `GET /accounts` and MCP's `list_inboxes` show them. */
-export async function listAccounts(deps: MailboxDeps, userId: number) {
+export async function listAccounts(deps: MailboxDeps, userId: number): Promise<AccountView[]> {
   return (await deps.store.inboxes.list(userId)).map((inbox) => ({
     address: inbox.address,
     kind: inbox.kind,
