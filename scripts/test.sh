@@ -11,18 +11,8 @@ echo "== typecheck, lint, format, OpenAPI lint, and the tests beside them"
 # The checks run side by side with the tests, not before them: each check is one single-threaded
 # process, and the tests mostly wait on sockets, child processes and timers, so the two together
 # take little longer than the tests alone. Their output comes after the tests'.
-checks=(
-  "npx tsc --noEmit"
-  "npx eslint ."
-  "npx prettier --check ."
-  # The OpenAPI documents as served, linted offline (no telemetry, no update check): 0 problems.
-  "npx tsx scripts/openapi-dump.ts >/dev/null && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint"
-)
-pids=()
-for i in "${!checks[@]}"; do
-  bash -c "${checks[$i]}" >".tmp/check-$i.log" 2>&1 &
-  pids+=($!)
-done
+bash scripts/checks.sh >.tmp/checks.log 2>&1 &
+checks=$!
 
 # A test stuck in a busy loop cannot reach its own timeout; this bound makes CI fail in minutes
 # with a line saying so instead of running out its whole allowance.
@@ -36,12 +26,6 @@ if [ $status -eq 124 ] || [ $status -eq 137 ]; then
 fi
 
 failed=0
-for i in "${!checks[@]}"; do
-  if ! wait "${pids[$i]}"; then
-    echo "-- failed: ${checks[$i]}"
-    cat ".tmp/check-$i.log"
-    failed=1
-  fi
-done
+wait $checks || { cat .tmp/checks.log; failed=1; }
 [ $status -eq 0 ] && [ $failed -ne 0 ] && status=1
 exit $status
