@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The static checks of `npm test`: typecheck, lint, format and the OpenAPI lint, side by side (each
 # is one single-threaded process). Each keeps a cache in .tmp/, so a second run over unchanged
-# files costs seconds: .ci/run warms it while SQLite compiles, and npm test's own run then finds it.
+# files costs seconds instead of a minute.
 # Prints only the failures; exits 1 when one fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
