@@ -1,38 +1,24 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import type { Db } from '../../src/db/connection.js';
-import { openDatabase } from '../../src/db/open.js';
 import { remoteOf } from '../../src/mailbox/backend.js';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
 import { MailroomError } from '../../src/mailbox/errors.js';
 import { waitForEmails } from '../../src/mailbox/events/wait-for-email.js';
 import { receiveMessage } from '../../src/mailbox/ingest/receive.js';
-import { addDomain, addLocalInbox, addUser } from '../../src/mailbox/operations/admin.js';
 import { listEmails } from '../../src/mailbox/reading/read.js';
-import { buildDeps } from '../../src/mailbox/runtime.js';
-import { createStore } from '../../src/store/index.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
+import { inProcessInbox } from '../helpers/in-process.js';
 
 /** The deps the CLI and the ingest thread run on: no threads, no sync, no waiting room. */
 describe('deps built for a command', () => {
-  let db: Db;
   let deps: MailboxDeps;
   let inbox: InboxRow;
+  let close: (() => Promise<void>) | undefined;
 
+  // inProcessInbox builds its deps with buildDeps in the CLI's mode.
   beforeAll(async () => {
-    db = openDatabase({ file: ':memory:' });
-    deps = buildDeps({
-      mode: 'cli',
-      store: createStore(db, 'a test secret of enough length'),
-      config: loadConfig({ dataDir: '/nonexistent' }),
-      log: pino({ level: 'silent' }),
-    });
-    await addDomain(deps, 'mailroom.test');
-    await addUser(deps, 'owner');
-    inbox = await addLocalInbox(deps, 'bob@mailroom.test', 'owner');
+    ({ deps, inbox, close } = await inProcessInbox('bob@mailroom.test'));
   });
-  afterAll(() => db.close());
+  afterAll(async () => close?.());
 
   it('cannot be changed once built', () => {
     expect(Object.isFrozen(deps)).toBe(true);
