@@ -1,7 +1,7 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { receiveMessage } from '../mailbox/ingest/receive.js';
-import type { Recipient } from './recipient-policy.js';
+import type { Recipient } from '../mailbox/ingest/recipients.js';
 import type { DnsResolver } from './auth-check.js';
 import { checkAuthentication } from './auth-check.js';
 import { reply } from './replies.js';

@@ -3,8 +3,6 @@ import type { Recipient } from '../mailbox/ingest/recipients.js';
 import { recipientOf } from '../mailbox/ingest/recipients.js';
 import { reply } from './replies.js';
 
-export type { Recipient };
-
 /**
  * RCPT TO policy (the rule is recipientOf's): a recipient with an inbox is accepted; an unknown
  * user of a hosted domain is 550 5.1.1; any other domain is 550 5.7.1 (never a relay).

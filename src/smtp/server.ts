@@ -8,7 +8,7 @@ import { deliver, receivedHeader } from './deliver.js';
 import { InflightBudget } from './inflight-budget.js';
 import { MessageBuffer } from './message-buffer.js';
 import { resolveRecipient } from './recipient-policy.js';
-import type { Recipient } from './recipient-policy.js';
+import type { Recipient } from '../mailbox/ingest/recipients.js';
 import { reply } from './replies.js';
 import { readTlsFiles, tlsReloader } from './tls.js';
 import { trustedNetworks } from './trusted-networks.js';

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { parseEmail, parseHeadersOnlyBounded } from '../../mail/parse.js';
 import type { ParsedAttachment, ParsedEmail } from '../../mail/types.js';
-import type { MailboxDeps } from '../deps.js';
 import { Unprocessable } from '../errors.js';
 import type { ParsePool } from './parse-pool.js';
 import { ParseTimeout } from './parse-pool.js';
@@ -82,18 +81,4 @@ export function threadParser(pool: ParsePool, log: Logger): Parser {
     ready: () => pool.ready(),
     close: () => pool.close(),
   };
-}
-
-/** Parses an inbound message (attachments' content left out) where deps.parser parses. */
-export function parseInbound(deps: MailboxDeps, raw: Buffer): Promise<ParsedEmail> {
-  return deps.parser.parse(raw);
-}
-
-/** One attachment's bytes, parsed where deps.parser parses. */
-export function parseAttachment(
-  deps: MailboxDeps,
-  raw: Buffer,
-  attachmentId: string,
-): Promise<ParsedAttachment | null> {
-  return deps.parser.attachment(raw, attachmentId);
 }

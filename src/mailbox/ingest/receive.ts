@@ -6,7 +6,6 @@ import type { Store } from '../../store/index.js';
 import type { MailboxDeps } from '../deps.js';
 import { releaseAfterLarge } from './release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
-import { parseInbound } from './parse-message.js';
 import { expectThreadLookup } from './threading.js';
 
 export interface InboundMessage {
@@ -44,7 +43,7 @@ export async function receiveMessage(deps: MailboxDeps, message: InboundMessage)
 }
 
 async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise<Filed[]> {
-  const parsed = await parseInbound(deps, message.raw);
+  const parsed = await deps.parser.parse(message.raw);
   // Looked up before the group commit, side by side with the other sessions' work: inside it each
   // lookup is one more round trip in the chain every message of a batch waits on (PostgreSQL).
   const folders = await inboundFolders(deps, message);

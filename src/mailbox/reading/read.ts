@@ -10,7 +10,6 @@ import type { EmailView } from './email-view.js';
 import { previewOf } from '../../mail/list-columns.js';
 import { toEmailView } from './email-view.js';
 import { NotFound, ValidationFailed } from '../errors.js';
-import { parseAttachment } from '../ingest/parse-message.js';
 
 /** A list's filters as `GET /emails` takes them (without its wait), and a wait's own bound. */
 export type ListQuery = Omit<z.infer<typeof ListEmailsQuery>, 'wait'> & {
@@ -136,7 +135,7 @@ export async function readAttachment(
   folderName?: string,
 ): Promise<{ filename: string; contentType: string; content: Buffer }> {
   const raw = await readRaw(deps, userId, account, uid, folderName);
-  const found = await parseAttachment(deps, raw, attachmentId);
+  const found = await deps.parser.attachment(raw, attachmentId);
   if (!found) throw new NotFound(`email ${uid} has no attachment ${JSON.stringify(attachmentId)}`);
   return { filename: found.filename, contentType: found.contentType, content: found.content };
 }

@@ -2,7 +2,6 @@ import type { EventRow } from '../../store/events.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MailboxDeps } from '../deps.js';
-import { parseInbound } from '../ingest/parse-message.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import type { RemoteLookalikes } from './adopt.js';
 import { localCopyOf } from './adopt.js';
@@ -49,7 +48,7 @@ export async function fileNewMail(
   const parsed = await Promise.all(
     fetched
       .filter((message) => !linked.has(message.uid) && linked.add(message.uid))
-      .map(async (message) => ({ message, parsed: await parseInbound(deps, message.source) })),
+      .map(async (message) => ({ message, parsed: await deps.parser.parse(message.source) })),
   );
   const events: EventRow[] = [];
   await store.db.transaction(async () => {
