@@ -245,21 +245,19 @@ export function registerCompose(app: Hono<AppEnv>): void {
           text,
           ...attach,
         };
+        // A draft's fields as the draft routes take them (saved, or saved before it is sent).
+        const draftFields = () => {
+          const schema = draft ? UpdateDraftBody : CreateDraftBody;
+          const { account: _, ...parsed } = parseWithContract(schema, { account, ...fields });
+          return parsed;
+        };
         if (form.intent === 'save') {
-          const { account: _, ...draftFields } = parseWithContract(
-            draft ? UpdateDraftBody : CreateDraftBody,
-            {
-              account,
-              ...fields,
-            },
-          );
-          if (draft) await updateDraft(deps, userId, account, draft, draftFields);
-          else await createDraft(deps, userId, account, draftFields);
+          if (draft) await updateDraft(deps, userId, account, draft, draftFields());
+          else await createDraft(deps, userId, account, draftFields());
           return c.redirect(`/mail${q({ account, folder: 'Drafts', done: 'draft-saved' })}`, 303);
         }
         if (draft) {
-          const { account: _, ...draftFields } = parseWithContract(UpdateDraftBody, { account, ...fields });
-          await updateDraft(deps, userId, account, draft, draftFields);
+          await updateDraft(deps, userId, account, draft, draftFields());
           await sendDraft(deps, userId, account, draft, once);
         } else {
           await sendEmail(deps, userId, parseWithContract(SendBody, { from: account, ...fields }), once);
