@@ -43,20 +43,7 @@ let databases = 0;
  * migrated database asked for in this process makes one.
  */
 export function databasesOn(adminUrl: string, template?: string): PostgresDatabases {
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  const urlOf = (name: string) => {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return url.toString();
-  };
+  const admin = (statement: string) => withClient(adminUrl, (client) => client.query(statement));
   let migrated: Promise<string> | undefined = template ? Promise.resolve(template) : undefined;
   return {
     adminUrl,
@@ -64,11 +51,11 @@ export function databasesOn(adminUrl: string, template?: string): PostgresDataba
       const name = `mailroom_${process.pid}_${++databases}_${Math.random().toString(36).slice(2, 8)}`;
       if (!options.migrated) {
         await admin(`CREATE DATABASE "${name}"`);
-        return urlOf(name);
+        return databaseUrl(adminUrl, name);
       }
       migrated ??= makeTemplate(adminUrl, `mailroom_template_${process.pid}`);
       await admin(`CREATE DATABASE "${name}" TEMPLATE "${await migrated}"`);
-      return urlOf(name);
+      return databaseUrl(adminUrl, name);
     },
     async dropDatabase(url) {
       const name = new URL(url).pathname.slice(1).replaceAll('"', '""');
@@ -82,23 +69,27 @@ export function databasesOn(adminUrl: string, template?: string): PostgresDataba
  * it: PostgreSQL refuses to copy a database another session is using.
  */
 export async function makeTemplate(adminUrl: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
+  await withClient(adminUrl, (admin) => admin.query(`CREATE DATABASE "${name}"`));
+  await withClient(databaseUrl(adminUrl, name), (client) => runPostgresMigrations(client));
+  return name;
+}
+
+/** The URL of database `name` on the server `adminUrl` reaches. */
+function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  return url.toString();
+}
+
+/** Runs `fn` on a connection of its own to `url`, ended afterwards. */
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await runPostgresMigrations(client);
+    return await fn(client);
   } finally {
     await client.end();
   }
-  return name;
 }
 
 /** The newest server binaries of Debian's postgresql package, or PG_BIN. */
