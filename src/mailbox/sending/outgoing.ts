@@ -13,6 +13,7 @@ import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-messa
 import type { IdempotencyCheck, IdempotencyGuard } from './idempotency.js';
 import { checkIdempotency, idempotencyConflict, rememberResponse } from './idempotency.js';
 import { dispatchRemote } from './outgoing-remote.js';
+import { checkSendPolicy } from './send-policy.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
 import { fileForEach } from '../ingest/receive.js';
 import { addFlag } from '../organising/message-lock.js';
@@ -37,6 +38,7 @@ export async function dispatch<R>(
   shape: (sent: SentCopy) => R,
 ): Promise<R> {
   const { inbox } = out;
+  await checkSendPolicy(deps, out);
   const remote = remoteOf(deps, inbox);
   let composed;
   try {
