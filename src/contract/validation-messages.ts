@@ -41,6 +41,7 @@ export function requestErrorMap(part?: RequestPart): z.core.$ZodErrorMap {
       if (Number.isNaN(issue.input)) return `${name} must be ${article(issue.expected)}`;
       return `${name} must be ${article(issue.expected)}, not ${describe(issue.input)}`;
     }
+    if (issue.code === 'too_big' || issue.code === 'too_small') return sizeMessage(name, issue);
     if (issue.code === 'invalid_union') {
       const kinds = new Set(
         issue.errors.flat().flatMap((sub) => (sub.code === 'invalid_type' ? [sub.expected] : [])),
@@ -79,6 +80,43 @@ export function validationMessage(details: ErrorDetail[]): string {
   const [first] = details;
   const more = details.length > 1 ? ` (and ${details.length - 1} more: see details)` : '';
   return first ? `${first.path}: ${first.message}${more}` : 'invalid input';
+}
+
+type SizeIssue = Extract<RawIssue, { code: 'too_big' | 'too_small' }>;
+
+const UNITS: Record<string, [one: string, many: string]> = {
+  string: ['character', 'characters'],
+  array: ['item', 'items'],
+  set: ['item', 'items'],
+  file: ['byte', 'bytes'],
+};
+
+/**
+ * A limit in the caller's words ("subject takes at most 2,000 characters; it has 2,001") instead
+ * of zod's ("Too big: expected string to have <=2000 characters").
+ */
+function sizeMessage(name: string, issue: SizeIssue): string {
+  const big = issue.code === 'too_big';
+  const bound = Number(big ? issue.maximum : issue.minimum);
+  const exclusive = issue.inclusive === false;
+  const limit = exclusive ? (big ? bound - 1 : bound + 1) : bound;
+  const unit = UNITS[issue.origin];
+  if (!unit) {
+    const compare = exclusive ? (big ? 'less than' : 'more than') : big ? 'at most' : 'at least';
+    return `${name} must be ${compare} ${(exclusive ? bound : limit).toLocaleString('en-US')}`;
+  }
+  if (!big && limit === 1) return `${name} must not be empty`;
+  const count = sizeOf(issue.input);
+  const has = count === undefined ? '' : `; it has ${count.toLocaleString('en-US')}`;
+  const words = `${limit.toLocaleString('en-US')} ${limit === 1 ? unit[0] : unit[1]}`;
+  return `${name} takes ${big ? 'at most' : 'at least'} ${words}${has}`;
+}
+
+function sizeOf(input: unknown): number | undefined {
+  if (typeof input === 'string') return input.length; // UTF-16 units, as zod counted them
+  if (Array.isArray(input)) return input.length;
+  if (input instanceof Set) return input.size;
+  return undefined;
 }
 
 function article(expected: string): string {

@@ -185,6 +185,16 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
     expect(limit.json.error.details).toEqual([{ path: 'limit', message: 'limit must be a number' }]);
   });
 
+  it('says a length or size limit in words: the limit and what was given', async () => {
+    const body = { from: server.inbox, to: ['x@example.com'], subject: 's'.repeat(2001), text: 't' };
+    const send = await server.api('/emails/send', { body });
+    expect(send.json.error.details).toEqual([
+      { path: 'subject', message: 'subject takes at most 2,000 characters; it has 2,001' },
+    ]);
+    const page = await server.api(`/emails?account=${server.inbox}&limit=0`);
+    expect(page.json.error.details).toEqual([{ path: 'limit', message: 'limit must be at least 1' }]);
+  });
+
   it('reports the problems of the path, the query and the body together in one 400', async () => {
     const res = await server.api('/emails/abc/reply?limit=x', { body: { txt: 'hi' } });
     expect(res.status).toBe(400);
