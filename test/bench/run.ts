@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runHostile } from './hostile.js';
 import { runIngest } from './ingest.js';
+import { runMemory } from './memory.js';
 import { SERVER_WARM_UP, WARM_UP, fillInbox, timeRequests, warmUp } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
 import { printImapBench } from './imap.js';
@@ -211,6 +212,26 @@ async function wait() {
   );
 }
 
+/** Resident memory after 100,000 messages received and listed, and after 100,000 more (issue 31). */
+async function memory() {
+  console.log(
+    '\n## Memory: `mailroom serve` at default settings, rounds of messages of ~5 KB over 20 SMTP connections, then 300 first pages and 100 searches over HTTP',
+  );
+  const print = async (engine: string, env: Record<string, string>) => {
+    for (const r of await runMemory(env)) {
+      console.log(
+        `${engine.padEnd(10)} ${String(r.messages).padStart(7)} messages: RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakRssMb)}), ` +
+          `heap ${fmt(r.heapUsedMb)} MB, external ${fmt(r.externalMb)} MB; ingest ${fmt(r.perSecond)} msg/s ` +
+          `(server CPU ${r.cpuMsPerMessage.toFixed(2)} ms a message), ` +
+          `first page p50 ${r.firstPage.p50.toFixed(2)} ms p99 ${r.firstPage.p99.toFixed(2)} ms, search p50 ${r.search.p50.toFixed(2)} ms`,
+      );
+    }
+  };
+  await print('SQLite', {});
+  if (withPostgres) await print('PostgreSQL', { MAILROOM_DATABASE_URL: await postgresUrl() });
+  console.log('target: RSS under 150 MB after 100,000 messages, flat over the next 100,000');
+}
+
 /** Bytes on disk per byte of mail, by table, on both engines (storage always runs on PostgreSQL too). */
 async function storage() {
   const corpus = await storageCorpus(STORAGE_MESSAGES, process.env.BENCH_STORAGE_SHAPES?.split(','));
@@ -229,4 +250,5 @@ if (!only || only === 'imap') await imap();
 if (!only || only === 'hostile') await hostile();
 if (!only || only === 'wait') await wait();
 if (!only || only === 'storage') await storage();
+if (only === 'memory') await memory();
 await postgres?.stop();
