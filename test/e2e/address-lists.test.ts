@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeDsn } from '../../src/mail/dsn.js';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
 import { eventually, startServer } from '../helpers/server.js';
@@ -131,7 +132,43 @@ describe('allow and block lists and suppressions over HTTP', () => {
     expect(lifted.json).toEqual({ success: true, data: { address: 'gone@example.com', deleted: true } });
     expect((await server.api('/suppressions')).json.data.suppressions).toEqual([]);
     expect((await server.api('/suppressions/gone@example.com', { method: 'DELETE' })).status).toBe(404);
+    await server.api(`/lists/send/allow/gone@example.com?account=${server.inbox}`, { method: 'DELETE' });
     capture.respond('gone@example.com', null);
     expect((await send({ subject: 'third try', to: ['gone@example.com'] })).status).toBe(200);
+  });
+
+  it('suppresses the failed recipients a bounce report names for a message this inbox sent, and no others', async () => {
+    const sent = await send({ subject: 'bounced later', to: ['later@example.com', 'fine@example.com'] });
+    expect(sent.status).toBe(200);
+    const bounce = (messageId: string, recipients: string[]) =>
+      composeDsn({
+        reportingMta: 'mx.example.com',
+        domain: 'example.com',
+        to: server.inbox,
+        original: {
+          headers: `From: ${server.inbox}\r\nMessage-ID: ${messageId}\r\nSubject: bounced later\r\n`,
+          messageId,
+          subject: 'bounced later',
+          arrivalDate: new Date(),
+        },
+        recipients: recipients.map((recipient) => ({
+          recipient,
+          status: '5.1.1',
+          diagnostic: '550 5.1.1 no such user',
+          remoteMta: 'mx.example.com',
+          lastAttempt: new Date(),
+        })),
+      }).raw;
+    const envelope = { from: 'mailer-daemon@mx.example.com', to: [server.inbox] };
+    // A report naming an address this message never went to, and one about a message never sent.
+    await server.sendRaw(
+      bounce(sent.json.data.messageId, ['later@example.com', 'stranger@example.com']),
+      envelope,
+    );
+    await server.sendRaw(bounce('<never-sent@mailroom.test>', ['fine@example.com']), envelope);
+    const listed = (await server.api('/suppressions')).json.data.suppressions;
+    expect(listed.map((s: { address: string }) => s.address)).toEqual(['later@example.com']);
+    expect(listed[0].reason).toBe('bounced');
+    await server.api('/suppressions/later@example.com', { method: 'DELETE' });
   });
 });

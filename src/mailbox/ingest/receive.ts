@@ -9,6 +9,7 @@ import { releaseAfterLarge } from './release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import { expectThreadLookup } from './threading.js';
 import { fromFilesAsSpam, receiveListsOf } from '../policy/receive-check.js';
+import { suppressReported } from '../policy/suppressions.js';
 
 export interface InboundMessage {
   /** Handed over: receiveMessage may move it to the ingest thread, so it is not read after. */
@@ -51,6 +52,8 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
   // Looked up before the group commit, side by side with the other sessions' work: inside it each
   // lookup is one more round trip in the chain every message of a batch waits on (PostgreSQL).
   const folders = await inboundFolders(deps, message, parsed);
+  // Before the raw message may move to the ingest thread.
+  await suppressReported(deps, message.inboxes, message.raw);
   return deps.ingest.file(deps, message, parsed, folders);
 }
 

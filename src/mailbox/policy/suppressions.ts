@@ -1,5 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Suppression } from '../../contract/lists.js';
+import { readBounceReport } from '../../mail/bounce-report.js';
+import type { InboxRow } from '../../store/inboxes.js';
 import { nowIso } from '../../store/ids.js';
 import type { Caller } from '../caller.js';
 import { requirePermission } from '../caller.js';
@@ -42,4 +44,22 @@ export async function suppressBounced(
 ): Promise<void> {
   const addresses = [...new Set(recipients.map((r) => r.trim().toLowerCase()))];
   await deps.store.suppressions.add(userId, addresses, 'bounced', nowIso());
+}
+
+/**
+ * A bounce report received by these inboxes (over SMTP or synced): the recipients it says failed
+ * for good are suppressed for an inbox's user, but only those that inbox sent the returned
+ * message to (by its Message-ID), so a forged report cannot silence other addresses.
+ */
+export async function suppressReported(deps: MailboxDeps, inboxes: InboxRow[], raw: Buffer): Promise<void> {
+  const report = readBounceReport(raw);
+  if (!report) return;
+  for (const inbox of inboxes) {
+    const sentTo = new Set(await deps.store.deliveries.recipientsOfSent(inbox.id, report.messageId));
+    await suppressBounced(
+      deps,
+      inbox.user_id,
+      report.failed.filter((address) => sentTo.has(address)),
+    );
+  }
 }
