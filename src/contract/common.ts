@@ -7,7 +7,19 @@ export const ErrorResponse = z
     error: z.object({
       code: z.enum(ERROR_CODES).openapi({ example: 'validation_error' }),
       message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      details: z
+        .array(
+          z.object({
+            path: z.string(),
+            message: z.string(),
+            address: z.string().optional().openapi({ description: 'recipient_blocked: the refused address' }),
+            reason: z
+              .enum(['blocked', 'not_allowed', 'suppressed'])
+              .optional()
+              .openapi({ description: 'recipient_blocked: why the address was refused' }),
+          }),
+        )
+        .optional(),
     }),
   })
   .openapi('Error');

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'invalid_json',
   'unauthorized',
   'forbidden',
+  'recipient_blocked',
   'not_found',
   'method_not_allowed',
   'conflict',

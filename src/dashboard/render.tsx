@@ -12,7 +12,17 @@ export const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; " +
   "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
-export type Section = 'mail' | 'inboxes' | 'keys' | 'webhooks' | 'labels' | 'domains' | 'users' | 'none';
+export type Section =
+  | 'mail'
+  | 'inboxes'
+  | 'keys'
+  | 'webhooks'
+  | 'labels'
+  | 'lists'
+  | 'suppressions'
+  | 'domains'
+  | 'users'
+  | 'none';
 
 export interface PageMeta {
   title: string;
@@ -32,6 +42,8 @@ const NAV: { section: Section; href: string; label: string; admin?: boolean }[] 
   { section: 'keys', href: '/keys', label: 'API keys' },
   { section: 'webhooks', href: '/webhooks', label: 'Webhooks' },
   { section: 'labels', href: '/labels', label: 'Labels' },
+  { section: 'lists', href: '/lists', label: 'Lists' },
+  { section: 'suppressions', href: '/suppressions', label: 'Suppressions' },
   { section: 'domains', href: '/domains', label: 'Domains', admin: true },
   { section: 'users', href: '/users', label: 'Users', admin: true },
 ];
@@ -229,6 +241,9 @@ const NOTICES: Record<string, string> = {
   'label-created': 'The label was created.',
   'label-saved': 'The label was saved.',
   'label-deleted': 'The label was deleted.',
+  'list-added': 'The entry was added.',
+  'list-removed': 'The entry was removed.',
+  'suppression-lifted': 'The suppression was lifted: mail may be sent to the address again.',
   'webhook-saved': 'The webhook was saved.',
   'webhook-deleted': 'The webhook was deleted.',
   'webhook-test': 'A test event was queued; its delivery shows below once it is attempted.',

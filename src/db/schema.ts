@@ -282,6 +282,30 @@ export interface OAuthAttemptsTable {
   expires_at: string;
 }
 
+export type ListDirection = 'send' | 'receive';
+export type ListType = 'allow' | 'block';
+
+/** An allow or block list entry (migration 020): an address or a domain, lower-case. */
+export interface AddressListsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Null for an entry that holds for all of the user's inboxes. */
+  inbox_id: number | null;
+  direction: ListDirection;
+  type: ListType;
+  entry: string;
+  reason: string | null;
+  created_at: string;
+}
+
+/** An address a user's mail is no longer sent to (migration 020). */
+export interface SuppressionsTable {
+  user_id: number;
+  address: string;
+  reason: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -306,4 +330,6 @@ export interface Database {
   sign_in_links: SignInLinksTable;
   sign_in_attempts: SignInAttemptsTable;
   oauth_attempts: OAuthAttemptsTable;
+  address_lists: AddressListsTable;
+  suppressions: SuppressionsTable;
 }

@@ -23,6 +23,7 @@ import { registerEmailOrganiseRoutes } from './routes/emails-organise.js';
 import { registerEmailReadRoutes } from './routes/emails-read.js';
 import { registerFolderRoutes } from './routes/folders.js';
 import { registerLabelRoutes } from './routes/labels.js';
+import { registerListRoutes } from './routes/lists.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSendRoutes } from './routes/send.js';
@@ -102,6 +103,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerFolderRoutes(api);
   registerThreadRoutes(api);
   registerWebhookRoutes(api);
+  registerListRoutes(api);
   options.eventStreams.register(api);
   serveOpenApiDocument(api, '/openapi.json', {
     title: 'Mailroom API',

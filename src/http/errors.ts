@@ -13,6 +13,7 @@ const STATUS: Record<ContractErrorCode, ContentfulStatusCode> = {
   invalid_json: 400,
   unauthorized: 401,
   forbidden: 403,
+  recipient_blocked: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

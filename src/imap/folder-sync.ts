@@ -6,7 +6,7 @@ import { lookalikesOf } from '../mailbox/sync/adopt.js';
 import type { ConnectedInbox } from '../mailbox/sync/connected-inboxes.js';
 import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
 import { finishFolderSync, startResync, syncedFolder } from '../mailbox/sync/folder-progress.js';
-import { fileNewMail, linkedAmong } from '../mailbox/sync/new-mail.js';
+import { fileNewMail, linkedAmong, movedToSpam, remoteSpamOf } from '../mailbox/sync/new-mail.js';
 import type { Mutex } from './mutex.js';
 import { fetchSources } from './fetch-sources.js';
 import { syncExpunges, syncFlags } from './remote-changes.js';
@@ -115,7 +115,16 @@ async function fetchAndFile(
   const fresh = uids.filter((uid) => !linked.has(uid));
   if (fresh.length === 0) return;
   const fetched = await fetchSources(client, fresh, sizeOf);
-  await fileNewMail(deps, { inbox, folder, linked, announce, lookalikes }, fetched);
+  const toSpam = await fileNewMail(deps, { inbox, folder, linked, announce, lookalikes }, fetched);
+  const spam = toSpam.length > 0 ? await remoteSpamOf(deps, inbox) : undefined;
+  if (spam) {
+    // The folder being synced is the one selected: the refused mail leaves it on the server too.
+    const moved = await client.messageMove(uidSet(toSpam.map((m) => m.remoteUid)), spam.remote_path!, {
+      uid: true,
+    });
+    if (moved) await movedToSpam(deps, toSpam, spam, moved.uidMap ?? null);
+    else deps.log.warn({ account: inbox.address }, 'the IMAP server refused to move refused mail to Spam');
+  }
   // A large source is shared memory, freed only once this thread and the parse thread's let go.
   releaseAfterLarge(Math.max(0, ...fetched.map((m) => m.source.length)));
 }

@@ -6,6 +6,9 @@ import { isStorageUnavailable } from '../store/unavailable.js';
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** A refused recipient (`recipient_blocked`): the address, and why (blocked, not_allowed, suppressed). */
+  address?: string;
+  reason?: string;
 }
 
 export class MailroomError extends Error {
@@ -43,6 +46,13 @@ export class NotFound extends MailroomError {
 export class Forbidden extends MailroomError {
   constructor(message: string) {
     super('forbidden', message);
+  }
+}
+
+/** A send refused whole because of its recipients (contract 14): one detail per refused address. */
+export class RecipientBlocked extends MailroomError {
+  constructor(message: string, details: ErrorDetail[]) {
+    super('recipient_blocked', message, details);
   }
 }
 

@@ -6,6 +6,7 @@ export function smtpError(responseCode: number, message: string): Error & { resp
 export const reply = {
   unknownUser: () => smtpError(550, '5.1.1 No such user here'),
   relayDenied: () => smtpError(550, '5.7.1 Relay access denied'),
+  senderBlocked: () => smtpError(550, '5.7.1 The recipient does not accept mail from this sender'),
   tooManyRecipients: (max: number) =>
     smtpError(452, `4.5.3 Too many recipients (at most ${max} per message)`),
   tooLarge: (max: number) => smtpError(552, `5.3.4 Message too big (at most ${max} bytes)`),

@@ -101,7 +101,8 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
       const state = stateOf(session);
       if (session.envelope.rcptTo.length >= config.maxRecipients)
         return callback(reply.tooManyRecipients(config.maxRecipients));
-      resolveRecipient(deps, address.address).then(
+      const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+      resolveRecipient(deps, address.address, sender).then(
         (recipient) => {
           state.inboxes.set(recipient.inbox.id, recipient);
           callback();

@@ -51,6 +51,19 @@ export class DeliveryStore {
   }
 
   /** Rows waiting for an attempt that is due, oldest first, leaving out those already in hand. */
+  /** The recipients a message of this inbox with this Message-ID was sent to (through the queue). */
+  async recipientsOfSent(inboxId: number, messageId: string): Promise<string[]> {
+    const rows = await this.db.all(
+      this.db.kysely
+        .selectFrom('deliveries')
+        .innerJoin('messages', 'messages.id', 'deliveries.message_id')
+        .select('deliveries.recipient')
+        .where('messages.inbox_id', '=', inboxId)
+        .where('messages.message_id', '=', messageId),
+    );
+    return rows.map((row) => row.recipient.toLowerCase());
+  }
+
   async due(now: string, excludeIds: number[], limit: number): Promise<DeliveryRow[]> {
     let q = this.db.kysely
       .selectFrom('deliveries')

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { AddressListStore } from './address-lists.js';
 import { ApiKeyStore } from './api-keys.js';
 import { DashboardSessionStore } from './dashboard-sessions.js';
 import { DeliveryStore } from './deliveries.js';
@@ -14,6 +15,7 @@ import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
 import { OAuthAttemptStore } from './oauth-attempts.js';
 import { ResetStore } from './reset.js';
+import { SuppressionStore } from './suppressions.js';
 import { Sealer } from './sealing.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
@@ -45,6 +47,8 @@ export function createStore(db: Db, secret: string) {
     deliveries: new DeliveryStore(db),
     idempotency: new IdempotencyStore(db),
     webhooks: new WebhookStore(db, sealer),
+    addressLists: new AddressListStore(db),
+    suppressions: new SuppressionStore(db),
     webhookDeliveries: new WebhookDeliveryStore(db, sealer),
     imapState: new ImapStateStore(db),
     health: new HealthStore(db),

@@ -14,7 +14,7 @@ export class ResetStore {
   /**
    * Every hosted inbox back to empty: mail (sources, attachments, labels, deliveries), threads,
    * custom folders, their events and webhook deliveries, uid counters from 1; and every user's
-   * labels, webhooks and idempotency keys. Users, keys, domains and inboxes stay.
+   * labels, webhooks, allow and block lists, suppressions and idempotency keys. Users, keys, domains and inboxes stay.
    */
   async mail(): Promise<void> {
     await this.db.transaction(async () => {
@@ -28,6 +28,8 @@ export class ResetStore {
       await this.db.rawRun(`DELETE FROM events WHERE inbox_id IS NULL OR inbox_id IN (${LOCAL})`);
       await this.db.rawRun('DELETE FROM webhooks');
       await this.db.rawRun('DELETE FROM labels');
+      await this.db.rawRun('DELETE FROM address_lists');
+      await this.db.rawRun('DELETE FROM suppressions');
       await this.db.rawRun('DELETE FROM idempotency_keys');
       await this.db.rawRun(`UPDATE inboxes SET uid_next = 1 WHERE kind = 'local'`);
     });

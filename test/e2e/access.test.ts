@@ -64,7 +64,14 @@ describe("one user's key against another user's inbox", () => {
     const doc = (await server.api('/api/v1/openapi.json', { key: null })).json as {
       paths: Record<string, { get?: OpenApiOperation }>;
     };
-    const values: Record<string, string> = { id: String(uid), attachmentId, threadId, name: 'INBOX' };
+    const values: Record<string, string> = {
+      id: String(uid),
+      attachmentId,
+      threadId,
+      name: 'INBOX',
+      direction: 'receive',
+      type: 'block',
+    };
     const checked: string[] = [];
     for (const [template, item] of Object.entries(doc.paths)) {
       const params = item.get?.parameters ?? [];
@@ -98,6 +105,8 @@ describe("one user's key against another user's inbox", () => {
       ['DELETE', `/emails/drafts/${uid}?account=${victim}`],
       ['POST', `/folders?account=${victim}`, { name: 'Stolen' }],
       ['DELETE', `/folders/Stolen?account=${victim}`],
+      ['POST', `/lists/send/block?account=${victim}`, { entry: 'stolen.example' }],
+      ['DELETE', `/lists/send/block/stolen.example?account=${victim}`],
     ];
     for (const [method, path, body] of writes) {
       const res = await server.api(path, { method, body, key: mallory.key });
@@ -110,6 +119,7 @@ describe("one user's key against another user's inbox", () => {
     expect(folders.map((f: { name: string }) => f.name)).not.toContain('Stolen');
     const sent = await server.api(`/emails?account=${victim}&folder=Sent`);
     expect(sent.json.data.emails).toEqual([]);
+    expect((await server.api(`/lists/send/block?account=${victim}`)).json.data.entries).toEqual([]);
   });
 
   it('lets the owner read the same routes', async () => {

@@ -168,11 +168,18 @@ export interface components {
                  * @example validation_error
                  * @enum {string}
                  */
-                code: "validation_error" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "upstream_error" | "unavailable" | "internal_error";
+                code: "validation_error" | "invalid_json" | "unauthorized" | "forbidden" | "recipient_blocked" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "upstream_error" | "unavailable" | "internal_error";
                 message: string;
                 details?: {
                     path: string;
                     message: string;
+                    /** @description recipient_blocked: the refused address */
+                    address?: string;
+                    /**
+                     * @description recipient_blocked: why the address was refused
+                     * @enum {string}
+                     */
+                    reason?: "blocked" | "not_allowed" | "suppressed";
                 }[];
             };
         };

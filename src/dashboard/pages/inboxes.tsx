@@ -87,6 +87,12 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
                     )}
                   </td>
                   <td class="actions">
+                    <a
+                      href={`/inboxes/${encodeURIComponent(inbox.address)}/lists`}
+                      aria-label={`Lists of ${inbox.address}`}
+                    >
+                      Lists
+                    </a>
                     <PostButton
                       session={session}
                       action="/inboxes/remove"

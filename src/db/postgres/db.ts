@@ -28,6 +28,7 @@ const GENERATED_KEY: Partial<Record<keyof Database, string>> = {
   webhooks: 'rowid',
   webhook_deliveries: 'id',
   webhook_attempts: 'id',
+  address_lists: 'id',
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { ParsedEmail } from '../../mail/types.js';
+import type { ListEntryRow } from '../../store/address-lists.js';
 import type { EventRow } from '../../store/events.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
@@ -7,6 +8,8 @@ import type { MailboxDeps } from '../deps.js';
 import { releaseAfterLarge } from './release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import { expectThreadLookup } from './threading.js';
+import { fromFilesAsSpam, receiveListsOf } from '../policy/receive-check.js';
+import { suppressReported } from '../policy/suppressions.js';
 
 export interface InboundMessage {
   /** Handed over: receiveMessage may move it to the ingest thread, so it is not read after. */
@@ -15,8 +18,10 @@ export interface InboundMessage {
   inboxes: InboxRow[];
   /** The INBOX folder of each inbox, where the caller read it already (SMTP, with the recipient). */
   inboxFolders?: (FolderRow | undefined)[];
+  /** The receive lists of each inbox, where the caller read them already (SMTP, at RCPT TO). */
+  receiveLists?: (ListEntryRow[] | undefined)[];
   authResults?: unknown;
-  /** File into Spam instead of INBOX (DMARC reject). */
+  /** File into Spam instead of INBOX for every inbox (DMARC reject). */
   spam?: boolean;
   receivedAt?: Date;
   /** The stored source of `raw`, where this transaction filed a copy already (a send's Sent copy). */
@@ -46,7 +51,9 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
   const parsed = await deps.parser.parse(message.raw);
   // Looked up before the group commit, side by side with the other sessions' work: inside it each
   // lookup is one more round trip in the chain every message of a batch waits on (PostgreSQL).
-  const folders = await inboundFolders(deps, message);
+  const folders = await inboundFolders(deps, message, parsed);
+  // Before the raw message may move to the ingest thread.
+  await suppressReported(deps, message.inboxes, message.raw);
   return deps.ingest.file(deps, message, parsed, folders);
 }
 
@@ -90,15 +97,22 @@ export const inlineIngest: Ingest = {
 };
 
 /**
- * The folder each inbox files the message into (INBOX, or Spam), in the order of
- * `message.inboxes`. INBOX and Spam cannot be removed or renamed, so a lookup made before the
+ * The folder each inbox files the message into, in the order of `message.inboxes`: Spam when
+ * the message is spam for all (DMARC) or its header From is refused by that inbox's receive
+ * lists, else INBOX. INBOX and Spam cannot be removed or renamed, so a lookup made before the
  * transaction that files the message still holds in it.
  */
-export async function inboundFolders(deps: MailboxDeps, message: InboundMessage): Promise<FolderRow[]> {
-  const folderName = message.spam ? 'Spam' : 'INBOX';
+export async function inboundFolders(
+  deps: MailboxDeps,
+  message: InboundMessage,
+  parsed: ParsedEmail,
+): Promise<FolderRow[]> {
   return Promise.all(
     message.inboxes.map(async (inbox, i) => {
-      const known = message.spam ? undefined : message.inboxFolders?.[i];
+      const lists = message.receiveLists?.[i] ?? (await receiveListsOf(deps, inbox));
+      const spam = message.spam || fromFilesAsSpam(lists, inbox, parsed.from?.address);
+      const folderName = spam ? 'Spam' : 'INBOX';
+      const known = spam ? undefined : message.inboxFolders?.[i];
       const folder = known ?? (await deps.store.folders.find(inbox.id, folderName));
       if (!folder) throw new Error(`inbox ${inbox.address} has no ${folderName} folder`);
       return folder;
@@ -129,7 +143,7 @@ export async function fileForEach(
 ): Promise<Filed[]> {
   const receivedAt = message.receivedAt ?? new Date();
   const filed: Filed[] = [];
-  const into = folders ?? (await inboundFolders(deps, message));
+  const into = folders ?? (await inboundFolders(deps, message, parsed));
   // One source for every copy: the first copy stores it, the others point at it.
   let sourceId = message.sourceId;
   for (const [i, inbox] of message.inboxes.entries()) {

@@ -1,4 +1,5 @@
 import { splitTag } from '../../mail/addresses.js';
+import type { ListEntryRow } from '../../store/address-lists.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MailboxDeps } from '../deps.js';
@@ -7,6 +8,8 @@ import type { MailboxDeps } from '../deps.js';
 export interface Recipient {
   inbox: InboxRow;
   inboxFolder?: FolderRow;
+  /** Its receive allow and block entries, when read with it (at RCPT TO). */
+  receiveLists?: ListEntryRow[];
 }
 
 /** Why a recipient is refused: a user of a hosted domain with no inbox, or a domain not hosted here. */

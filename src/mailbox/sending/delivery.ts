@@ -7,6 +7,7 @@ import type { EventRow } from '../../store/events.js';
 import type { BounceNotice } from './bounce.js';
 import { fileBounce, prepareBounce } from './bounce.js';
 import type { MailboxDeps } from '../deps.js';
+import { suppressBounced } from '../policy/suppressions.js';
 
 /** The outbound queue worker, wired to record its outcomes through the mailbox (bounces, events). */
 export function createDeliveryWorker(deps: MailboxDeps, options?: OutboundOptions): OutboundWorker {
@@ -17,8 +18,10 @@ export function createDeliveryWorker(deps: MailboxDeps, options?: OutboundOption
 
 /**
  * Records an attempt: each row's new status, the sent Email's `delivery` cache, and for
- * recipients failed for good a DSN in the sender's INBOX with an `email.bounced` event, all in
- * one transaction. Rows settled meanwhile (or deleted with their message) are left alone.
+ * recipients failed for good a DSN in the sender's INBOX with an `email.bounced` event and,
+ * where a server refused them for good (5xx, not a retry given up), a suppression for the
+ * sender's user; all in one transaction. Rows settled meanwhile (or deleted with their message)
+ * are left alone.
  */
 export async function settleDeliveries(
   deps: MailboxDeps,
@@ -49,6 +52,14 @@ export async function settleDeliveries(
     }
     if (changed.length === 0) return;
     await store.deliveries.syncMessageCache(job.messageId);
+    const refused = changed.filter((s) => s.decision.status === 'failed' && !s.decision.expired);
+    const sender = refused.length > 0 ? await store.inboxes.get(job.inboxId) : undefined;
+    if (sender)
+      await suppressBounced(
+        deps,
+        sender.user_id,
+        refused.map((s) => s.row.recipient),
+      );
     const bouncedNow = bounce && changed.some((s) => s.decision.status === 'failed');
     if (bouncedNow) events.push(...(await fileBounce(deps, bounce, job.messageId)));
   });

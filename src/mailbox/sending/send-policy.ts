@@ -1,5 +1,6 @@
 import { normalizeAddress, parseAddressList } from '../../mail/addresses.js';
 import type { MailboxDeps } from '../deps.js';
+import { checkRecipientLists } from '../policy/send-check.js';
 import type { Outgoing } from './outgoing-types.js';
 
 /** One recipient of a send, and the field it came from (`details[].path` of a refusal). */
@@ -28,9 +29,7 @@ export function recipientsOf(out: Outgoing): OutgoingRecipient[] {
 export async function checkSendPolicy(deps: MailboxDeps, out: Outgoing): Promise<void> {
   const recipients = recipientsOf(out);
   // 2. paused or mode (inbox settings)
-  // 3. allow and block lists, suppressions
+  await checkRecipientLists(deps, out.inbox, recipients); // 3. allow and block lists, suppressions
   // 4. the loop guard
   // 5. the send limits
-  void deps;
-  void recipients;
 }

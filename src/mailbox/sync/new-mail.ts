@@ -3,6 +3,7 @@ import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MailboxDeps } from '../deps.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-message.js';
+import { fromFilesAsSpam, receiveListsOf } from '../policy/receive-check.js';
 import type { RemoteLookalikes } from './adopt.js';
 import { localCopyOf } from './adopt.js';
 import { normalFlags, sameFlags } from './remote-flags.js';
@@ -31,19 +32,29 @@ export interface NewMailBatch {
   lookalikes: RemoteLookalikes | null;
 }
 
+/** A message filed into INBOX that the receive lists send to Spam: its row and remote UID. */
+export interface SpamMove {
+  id: number;
+  remoteUid: number;
+}
+
 /**
  * Files a batch of downloaded messages: a message that is a local copy already (adopted, as
  * after a UIDVALIDITY change or an APPEND whose UID the server did not tell) is linked to its
  * remote UID and takes its flags; any other is filed afresh, as SMTP files mail. One transaction
- * for the batch, its events published after it commits.
+ * for the batch, its events published after it commits. Answers the new INBOX mail whose header
+ * From the inbox's receive lists refuse: the adapter moves it to Spam on the server, then
+ * movedToSpam here (contract 14: synced mail is filed by the same rule).
  */
 export async function fileNewMail(
   deps: MailboxDeps,
   batch: NewMailBatch,
   fetched: FetchedMessage[],
-): Promise<void> {
+): Promise<SpamMove[]> {
   const { store } = deps;
   const { inbox, folder, linked } = batch;
+  const lists = folder.special_use === '\\Inbox' ? await receiveListsOf(deps, inbox) : [];
+  const toSpam: SpamMove[] = [];
   // All at once: large ones go to the parse threads side by side (the batch is bounded in bytes).
   const parsed = await Promise.all(
     fetched
@@ -78,6 +89,8 @@ export async function fileNewMail(
         uid: uid++,
       });
       await store.imapState.setRemoteUid(row.id, message.uid);
+      if (fromFilesAsSpam(lists, inbox, email.from?.address))
+        toSpam.push({ id: row.id, remoteUid: message.uid });
       if (batch.announce) {
         events.push(
           await appendEmailEvent(store, 'email.received', inbox, row, viewOfFiled(row, folder, email, false)),
@@ -86,4 +99,29 @@ export async function fileNewMail(
     }
   });
   deps.bus.publish(events);
+  return toSpam;
+}
+
+/** The Spam folder of a connected inbox, when the server has one the sync mapped. */
+export async function remoteSpamOf(deps: MailboxDeps, inbox: InboxRow): Promise<FolderRow | undefined> {
+  const spam = await deps.store.folders.findBySpecialUse(inbox.id, '\\Junk');
+  return spam?.remote_path ? spam : undefined;
+}
+
+/**
+ * The local side of moving `moves` to Spam on the server: each row goes to Spam with the UID the
+ * server gave it there (null when it did not say: the next sync of Spam adopts the copy).
+ */
+export async function movedToSpam(
+  deps: MailboxDeps,
+  moves: SpamMove[],
+  spam: FolderRow,
+  uidMap: Map<number, number> | null,
+): Promise<void> {
+  await deps.store.db.transaction(async () => {
+    for (const move of moves) {
+      await deps.store.messages.moveTo(move.id, spam.id, null);
+      await deps.store.imapState.setRemoteUid(move.id, uidMap?.get(move.remoteUid) ?? null);
+    }
+  });
 }
