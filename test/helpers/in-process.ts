@@ -81,3 +81,10 @@ export async function inProcessInbox(address: string, settings: ConfigOverrides 
     },
   };
 }
+
+/** What a verb's call threw, to assert on; the string 'no error' when it did not throw. */
+export const refusal = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => 'no error',
+    (error: unknown) => error,
+  );

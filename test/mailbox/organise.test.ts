@@ -5,7 +5,7 @@ import { createFolder } from '../../src/mailbox/organising/folders.js';
 import { deleteEmail, updateEmail } from '../../src/mailbox/organising/organise.js';
 import type { EmailChange } from '../../src/mailbox/organising/organise.js';
 import { listEmails, listFolders, readEmail, readRaw } from '../../src/mailbox/reading/read.js';
-import { inProcessInbox } from '../helpers/in-process.js';
+import { inProcessInbox, refusal } from '../helpers/in-process.js';
 import type { InProcess, Who } from '../helpers/in-process.js';
 
 // The HTTP door's own part (validation of the body and path, status codes) is test/e2e/organise.test.ts.
@@ -44,11 +44,6 @@ const remove = (uid: number, options: { folder?: string; permanent?: boolean } =
     options,
   );
 const read = (uid: number, folder?: string) => readEmail(box.deps, box.who, account, uid, folder);
-const refusal = (promise: Promise<unknown>) =>
-  promise.then(
-    () => 'done',
-    (error: unknown) => error,
-  );
 const list = async (query: Record<string, unknown>) =>
   (await listEmails(box.deps, box.who, ListEmailsQuery.parse({ account, limit: 100, ...query }))).emails;
 const counts = async () =>
