@@ -1,3 +1,4 @@
+// Engines: SQLite only: the read routes as HTTP (headers, status codes, the service routes, the rate and body limits); what reading finds in the data is test/mailbox/read.test.ts, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
