@@ -1,3 +1,4 @@
+// Engines: SQLite only: where the dashboard's sign-in leads is a rule of the door (a Location), the same on either engine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setUserPassword } from '../../src/mailbox/operations/sign-in.js';
 import { postForm, sessionCookie } from '../helpers/dashboard-forms.js';

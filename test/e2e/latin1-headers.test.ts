@@ -1,3 +1,4 @@
+// Engines: SQLite only: decoding 8-bit headers is the MIME layer's, over SMTP and IMAP doors; what is stored is UTF-8 text either way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventuallyFolder, startImapWorld } from '../helpers/imap-setup.js';
 import type { ImapWorld } from '../helpers/imap-setup.js';

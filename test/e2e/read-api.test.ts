@@ -1,3 +1,4 @@
+// Engines: SQLite only: the read routes as HTTP (headers, status codes, the service routes, the rate and body limits); what reading finds in the data is test/mailbox/read.test.ts, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -31,21 +32,7 @@ describe('the read API over HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ success: true, data: { nextCursor: null } });
     const [email] = res.json.data.emails;
-    expect(email).toMatchObject({
-      uid,
-      from: 'alice@example.com',
-      fromName: 'Alice Example',
-      to: [server.inbox],
-      cc: ['carol@example.com'],
-      replyTo: ['replies@example.com'],
-      subject: 'Quarterly report',
-      folder: 'INBOX',
-      flags: [],
-      labels: [],
-      truncated: true,
-      inReplyTo: null,
-      references: [],
-    });
+    expect(email).toMatchObject({ uid, subject: 'Quarterly report', truncated: true, inReplyTo: null });
     expect(email.text).toHaveLength(500);
     expect(email.html).toBeUndefined();
     expect(email.bcc).toBeUndefined();
@@ -54,12 +41,6 @@ describe('the read API over HTTP', () => {
     expect(email.preview.length).toBeLessThanOrEqual(200);
     expect(email.size).toBeGreaterThan(0);
     expect(email.attachments).toHaveLength(2);
-    expect(email.attachments).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ filename: 'report.csv', contentType: 'text/csv', size: 8, inline: false }),
-        expect.objectContaining({ filename: 'logo.png', contentType: 'image/png', contentId: 'logo@x' }),
-      ]),
-    );
   });
 
   it('reads one email with full text and html, in INBOX by default', async () => {

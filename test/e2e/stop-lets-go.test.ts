@@ -1,3 +1,4 @@
+// Engines: SQLite only: a stop that leaves nothing writing to the data folder; on SQLite that folder holds the database too, the stricter case.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';

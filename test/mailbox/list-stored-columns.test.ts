@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/server.js';
-import type { TestServer } from '../helpers/server.js';
+import { ListEmailsQuery } from '../../src/contract/emails.js';
+import { listEmails, listThreads, readEmail, readThread } from '../../src/mailbox/reading/read.js';
+import { inProcessInbox } from '../helpers/in-process.js';
+import type { InProcess } from '../helpers/in-process.js';
 
 const fixture = (name: string) =>
   fs.readFileSync(new URL(`../../fixtures/replies/${name}.eml`, import.meta.url));
@@ -38,42 +40,41 @@ const texts: Record<string, string> = {
 // A list reads what it shows of each text from columns filed with the message (migrations 013 and
 // 017); rows filed before 013 get them from the upgrade to 017 (test/e2e/lean-upgrade.test.ts).
 describe('list answers from the stored list columns', () => {
-  let server: TestServer;
+  let box: InProcess;
   let inboxId: number;
   beforeAll(async () => {
-    server = await startServer();
-    const envelope = { from: 'bob@example.net', to: [server.inbox] };
-    await server.sendRaw(fixture('de-outlook-plain'), envelope);
+    box = await inProcessInbox('columns@mailroom.test');
+    await box.deliverRaw(fixture('de-outlook-plain'));
     for (const [name, text] of Object.entries(texts))
-      await server.sendRaw(message(name, `case ${name}`, text, server.inbox), envelope);
-    inboxId = (await server.mailroom.deps.store.inboxes.findByAddress(server.inbox))!.id;
+      await box.deliverRaw(message(name, `case ${name}`, text, box.inbox.address));
+    inboxId = box.inbox.id;
   });
-  afterAll(() => server.stop());
+  afterAll(() => box?.close());
 
   /** Every answer that shows messages as a list does: the page, the threads, each thread. */
   async function listAnswers() {
-    const page = await server.api(`/emails?account=${server.inbox}&limit=50`);
-    expect(page.status).toBe(200);
-    const threads = await server.api(`/threads?account=${server.inbox}`);
-    expect(threads.status).toBe(200);
+    const page = await list();
+    const threads = await listThreads(box.deps, box.who, box.inbox.address, 20);
     const each = [];
-    for (const t of threads.json.data.threads as { threadId: string }[])
-      each.push((await server.api(`/threads/${t.threadId}?account=${server.inbox}`)).json);
-    return { page: page.json, threads: threads.json, each };
+    for (const t of threads.threads)
+      each.push(await readThread(box.deps, box.who, box.inbox.address, t.threadId));
+    return { page, threads, each };
   }
+  const list = () =>
+    listEmails(box.deps, box.who, ListEmailsQuery.parse({ account: box.inbox.address, limit: 50 }));
+  const read = (uid: number) => readEmail(box.deps, box.who, box.inbox.address, uid);
 
   it('stores the extracted text only where it is not the start of the text', async () => {
-    const page = await server.api(`/emails?account=${server.inbox}&limit=50`);
-    const rows = await server.mailroom.deps.store.messages.list({ inboxId, limit: 50 });
-    for (const listed of page.json.data.emails as Record<string, string>[]) {
-      const read = (await server.api(`/emails/${listed.uid}?account=${server.inbox}`)).json.data.email;
-      const sameStart = read.extractedText.slice(0, 500) === read.text.slice(0, 500);
-      expect(rows.find((r) => r.uid === Number(listed.uid))!.list_extracted_text === null).toBe(sameStart);
+    const rows = await box.deps.store.messages.list({ inboxId, limit: 50 });
+    for (const listed of (await list()).emails) {
+      const whole = await read(listed.uid);
+      const sameStart = whole.extractedText.slice(0, 500) === whole.text.slice(0, 500);
+      expect(rows.find((r) => r.uid === listed.uid)!.list_extracted_text === null).toBe(sameStart);
     }
   });
 
   it("answers from the stored columns, and the same where the extracted text is stored even as the text's start", async () => {
-    const stored = (await server.mailroom.db.rawAll(
+    const stored = (await box.deps.store.db.rawAll(
       'SELECT preview, list_extracted_text FROM messages WHERE inbox_id = ?',
       inboxId,
     )) as { preview: string | null; list_extracted_text: string | null }[];
@@ -84,7 +85,7 @@ describe('list answers from the stored list columns', () => {
     expect(stored.filter((r) => r.list_extracted_text === null).length).toBeGreaterThan(0);
     expect(stored.filter((r) => r.list_extracted_text !== null).length).toBeGreaterThan(0);
     const withColumns = await listAnswers();
-    const emails = withColumns.page.data.emails as Record<string, unknown>[];
+    const emails = withColumns.page.emails;
     const bySubject = (s: string) => emails.find((e) => e.subject === s)!;
     expect(bySubject('case long').truncated).toBe(true);
     expect(bySubject('case long').extractedText).toHaveLength(500);
@@ -93,7 +94,7 @@ describe('list answers from the stored list columns', () => {
     expect(bySubject('case blankStart').preview).toBe(sentence.repeat(5).slice(0, 200).trimEnd());
 
     // Rows filed by releases that stored the extracted text even when it was the text's start.
-    await server.mailroom.db.rawRun(
+    await box.deps.store.db.rawRun(
       'UPDATE messages SET list_extracted_text = substr(list_text, 1, 500) WHERE inbox_id = ? AND list_extracted_text IS NULL',
       inboxId,
     );
@@ -101,30 +102,26 @@ describe('list answers from the stored list columns', () => {
   });
 
   it('answers as the single read does, cut as a list cuts', async () => {
-    const page = await server.api(`/emails?account=${server.inbox}&limit=50`);
-    for (const listed of page.json.data.emails as Record<string, string>[]) {
-      const read = (await server.api(`/emails/${listed.uid}?account=${server.inbox}`)).json.data.email;
-      expect(listed.text).toBe(read.text.slice(0, 500));
-      expect(listed.preview).toBe(read.preview);
-      expect(listed.extractedText).toBe(read.extractedText.slice(0, 500));
+    for (const listed of (await list()).emails) {
+      const whole = await read(listed.uid);
+      expect(listed.text).toBe(whole.text.slice(0, 500));
+      expect(listed.preview).toBe(whole.preview);
+      expect(listed.extractedText).toBe(whole.extractedText.slice(0, 500));
     }
   });
 });
 
 describe('a list page reads what it shows of each text, not the whole text', () => {
-  let server: TestServer;
+  let box: InProcess;
   beforeAll(async () => {
-    server = await startServer();
-    const envelope = { from: 'bob@example.net', to: [server.inbox] };
+    box = await inProcessInbox('big@mailroom.test');
     for (let i = 0; i < 3; i++)
-      await server.sendRaw(message(`big${i}`, `big ${i}`, sentence.repeat(200), server.inbox), envelope);
+      await box.deliverRaw(message(`big${i}`, `big ${i}`, sentence.repeat(200), box.inbox.address));
   });
-  afterAll(() => server.stop());
+  afterAll(() => box?.close());
 
   it('carries at most 501 characters of each text from the database', async () => {
-    const { store } = server.mailroom.deps;
-    const inboxId = (await store.inboxes.findByAddress(server.inbox))!.id;
-    const rows = await store.messages.list({ inboxId, limit: 50 });
+    const rows = await box.deps.store.messages.list({ inboxId: box.inbox.id, limit: 50 });
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row.list_text).toHaveLength(501);
     // Mail that quotes nothing: its extracted text is the text's start, not carried twice.
