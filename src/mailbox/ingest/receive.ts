@@ -4,6 +4,7 @@ import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { Store } from '../../store/index.js';
 import type { MailboxDeps } from '../deps.js';
+import type { SpamCheckView } from '../reading/email-view.js';
 import { releaseAfterLarge } from './release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import { expectThreadLookup } from './threading.js';
@@ -16,8 +17,10 @@ export interface InboundMessage {
   /** The INBOX folder of each inbox, where the caller read it already (SMTP, with the recipient). */
   inboxFolders?: (FolderRow | undefined)[];
   authResults?: unknown;
-  /** File into Spam instead of INBOX (DMARC reject). */
+  /** File into Spam instead of INBOX (rspamd's action, or DMARC). */
   spam?: boolean;
+  /** rspamd's verdict, stored on each copy, when it was asked. */
+  spamCheck?: SpamCheckView;
   receivedAt?: Date;
   /** The stored source of `raw`, where this transaction filed a copy already (a send's Sent copy). */
   sourceId?: number;
@@ -142,6 +145,7 @@ export async function fileForEach(
       flags: [],
       receivedAt,
       authResults: message.authResults,
+      spamCheck: message.spamCheck,
       sourceId,
     });
     sourceId = row.source_id;
