@@ -6,6 +6,10 @@ missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The IMAP tests run a real Dovecot (test/helpers/dovecot.ts); DOVECOT_BIN points elsewhere.
 [ -x "${DOVECOT_BIN:-/usr/sbin/dovecot}" ] || missing+=(dovecot-imapd)
+# The screening tests run a real rspamd and clamd (test/helpers/rspamd.ts, test/helpers/clamd.ts);
+# RSPAMD_BIN and CLAMD_BIN point elsewhere.
+[ -x "${RSPAMD_BIN:-/usr/bin/rspamd}" ] || missing+=(rspamd)
+[ -x "${CLAMD_BIN:-/usr/sbin/clamd}" ] || missing+=(clamav-daemon)
 # The PostgreSQL tests start their own server from these binaries (test/helpers/postgres.ts);
 # PG_BIN points elsewhere.
 if [ -n "${PG_BIN:-}" ]; then
@@ -43,10 +47,10 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/mailroom-tests.conf
   fi
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  # The packages start a system Dovecot (and PostgreSQL) where an init system runs; the tests
-  # start their own.
+  # The packages start a system Dovecot, PostgreSQL, rspamd, clamd and freshclam where an init
+  # system runs; the tests start their own (and freshclam cannot download signatures offline).
   if command -v systemctl >/dev/null 2>&1; then
-    systemctl disable --now dovecot postgresql >/dev/null 2>&1 || true
+    systemctl disable --now dovecot postgresql rspamd clamav-daemon clamav-freshclam >/dev/null 2>&1 || true
   fi
 else
   echo "the tests need these Debian packages: ${missing[*]} (apt-get install ${missing[*]})" >&2

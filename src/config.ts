@@ -229,6 +229,45 @@ export const settings = {
     default: true,
     help: 'check SPF, DKIM and DMARC on inbound mail (needs DNS)',
   },
+  dmarcEnforce: {
+    env: 'MAILROOM_DMARC_ENFORCE',
+    schema: bool,
+    default: false,
+    help: 'refuse (550) inbound mail failing DMARC under p=reject and file it into Spam under p=quarantine (off: a p=reject failure goes to Spam)',
+  },
+  rspamdUrl: {
+    env: 'MAILROOM_RSPAMD_URL',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    default: undefined,
+    help: "rspamd's base URL (e.g. http://127.0.0.1:11333): inbound mail is scored before the answer to DATA",
+  },
+  rspamdTimeoutMs: {
+    env: 'MAILROOM_RSPAMD_TIMEOUT_MS',
+    schema: positiveInt,
+    default: 5000,
+    help: 'rspamd slower than this counts as unreachable',
+  },
+  rspamdFail: {
+    env: 'MAILROOM_RSPAMD_FAIL',
+    schema: z.enum(['open', 'tempfail']),
+    default: 'open',
+    help: "rspamd unreachable: 'open' takes the message unscored, 'tempfail' answers 451",
+  },
+  clamd: {
+    env: 'MAILROOM_CLAMD',
+    schema: z
+      .string()
+      .regex(/^(tcp:\/\/[^\s/]+:\d{1,5}|\/\S+)$/, 'must be tcp://host:port or the absolute path of a socket')
+      .optional(),
+    default: undefined,
+    help: 'clamd to scan inbound mail with (tcp://host:port or a socket path): a virus is refused with 554',
+  },
+  clamdFail: {
+    env: 'MAILROOM_CLAMD_FAIL',
+    schema: z.enum(['open', 'tempfail']),
+    default: 'tempfail',
+    help: "clamd unreachable or failing: 'tempfail' answers 451, 'open' takes the message unscanned",
+  },
   outbound: {
     env: 'MAILROOM_OUTBOUND',
     schema: z.enum(['sandbox', 'relay', 'direct']),

@@ -15,6 +15,26 @@ export const Attachment = z
 
 export const LabelRef = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi('LabelRef');
 
+export const SPAM_ACTIONS = [
+  'no action',
+  'greylist',
+  'add header',
+  'rewrite subject',
+  'soft reject',
+  'reject',
+] as const;
+
+export const SpamCheck = z
+  .object({
+    score: z.number(),
+    required: z.number().openapi({ description: "rspamd's score for its reject action" }),
+    action: z.enum(SPAM_ACTIONS),
+    symbols: z
+      .array(z.object({ name: z.string(), score: z.number() }))
+      .openapi({ description: 'the rules that matched, highest score first' }),
+  })
+  .openapi('SpamCheck');
+
 export const Email = z
   .object({
     uid: z.number().int(),
@@ -55,6 +75,9 @@ export const Email = z
     inReplyTo: z.string().nullable(),
     references: z.array(z.string()),
     authResults: z.unknown(),
+    spam: SpamCheck.nullable().openapi({
+      description: "rspamd's verdict when MAILROOM_RSPAMD_URL was set as it arrived; null when not checked",
+    }),
     delivery: z.array(z.object({ recipient: z.string(), status: z.string() })).optional(),
     addressTotals: z
       .object({

@@ -23,8 +23,18 @@ const accounts = z
 
 const description = z.string().max(500).nullable();
 
+const includeSpam = z.boolean().openapi({
+  description: 'also email.received for mail filed into Spam (rspamd, DMARC); absent on create: false',
+});
+
 export const CreateWebhookBody = z
-  .strictObject({ url, events, accounts: accounts.optional(), description: description.optional() })
+  .strictObject({
+    url,
+    events,
+    accounts: accounts.optional(),
+    includeSpam: includeSpam.optional(),
+    description: description.optional(),
+  })
   .openapi('CreateWebhook');
 
 export const UpdateWebhookBody = z
@@ -32,11 +42,15 @@ export const UpdateWebhookBody = z
     url: url.optional(),
     events: events.optional(),
     accounts: accounts.optional(),
+    includeSpam: includeSpam.optional(),
     description: description.optional(),
     status: z.enum(['enabled', 'disabled']).optional(),
   })
   .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one field to change')
-  .openapi('UpdateWebhook', atLeastOneOf(['url', 'events', 'accounts', 'description', 'status']));
+  .openapi(
+    'UpdateWebhook',
+    atLeastOneOf(['url', 'events', 'accounts', 'includeSpam', 'description', 'status']),
+  );
 
 export const WebhookIdParam = z.object({
   id: z
@@ -54,6 +68,7 @@ export const Webhook = z
     url: z.string(),
     events: z.array(z.string()),
     accounts: z.array(z.string()).nullable().openapi({ description: 'null: all of your inboxes' }),
+    includeSpam: z.boolean().openapi({ description: 'also email.received for mail filed into Spam' }),
     description: z.string().nullable(),
     status: z.enum(['enabled', 'disabled']),
     disabled_reason: z.enum(['user', 'gone', 'failing']).nullable().openapi({

@@ -110,6 +110,8 @@ export interface MessagesTable {
   source_id: number;
   /** The text's first 501 characters: what a list shows, and whether it was cut (migration 017). */
   list_text: string;
+  /** JSON: rspamd's verdict ({score, required, action, symbols}) when it was checked (migration 023). */
+  spam: string | null;
 }
 
 /**
@@ -200,6 +202,8 @@ export interface WebhooksTable {
   updated_at: string;
   /** 'gone' (410), 'failing' (5 days of failures) or 'user' (migration 004); NULL while enabled. */
   disabled_reason: string | null;
+  /** 1: also email.received for mail filed into Spam (migration 023). */
+  include_spam: Generated<number>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -306,6 +310,12 @@ export interface SuppressionsTable {
   created_at: string;
 }
 
+/** GET /metrics's mailroom_screening_total, one row per outcome (migration 023). */
+export interface ScreeningCountsTable {
+  outcome: string;
+  count: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -322,6 +332,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   events: EventsTable;
   webhooks: WebhooksTable;
+  screening_counts: ScreeningCountsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -42,6 +42,15 @@ export interface MailroomSettings {
   tlsCert?: string;
   tlsKey?: string;
   verifyAuth?: boolean;
+  /** DMARC failures refused (p=reject) or filed into Spam (p=quarantine). */
+  dmarcEnforce?: boolean;
+  /** rspamd's base URL, e.g. http://127.0.0.1:11333: inbound mail is scored before the answer to DATA. */
+  rspamdUrl?: string;
+  rspamdTimeoutMs?: number;
+  rspamdFail?: 'open' | 'tempfail';
+  /** clamd as tcp://host:port or a socket path: inbound mail is scanned before the answer to DATA. */
+  clamd?: string;
+  clamdFail?: 'open' | 'tempfail';
   outbound?: 'sandbox' | 'relay' | 'direct';
   relayUrl?: string;
   webhookAllowPrivate?: boolean;

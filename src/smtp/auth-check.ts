@@ -10,12 +10,12 @@ export interface AuthResults {
   header: string;
 }
 
-/** SPF, DKIM and DMARC of an inbound message (mailauth). `reject` is a failed DMARC with p=reject. */
+/** SPF, DKIM and DMARC of an inbound message (mailauth). */
 export async function checkAuthentication(
   raw: Buffer,
   session: { ip: string; helo: string; sender: string; mta: string },
   resolver?: DnsResolver,
-): Promise<{ results: AuthResults; reject: boolean }> {
+): Promise<{ results: AuthResults }> {
   const outcome = await authenticate(raw, {
     ip: session.ip,
     helo: session.helo,
@@ -42,5 +42,5 @@ export async function checkAuthentication(
     },
     header: outcome.headers.replace(/\r?\n$/, ''),
   };
-  return { results, reject: results.dmarc.result === 'fail' && results.dmarc.policy === 'reject' };
+  return { results };
 }

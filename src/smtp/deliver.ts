@@ -1,12 +1,17 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { MailboxDeps } from '../mailbox/deps.js';
 import { receiveMessage } from '../mailbox/ingest/receive.js';
+import type { Filed } from '../mailbox/ingest/receive.js';
+import { countScreening } from '../mailbox/ingest/screening-outcomes.js';
 import type { Recipient } from '../mailbox/ingest/recipients.js';
 import type { DnsResolver } from './auth-check.js';
-import { checkAuthentication } from './auth-check.js';
 import { reply } from './replies.js';
+import { screenMessage } from './screening/screen.js';
 
-/** Checks SPF/DKIM/DMARC of a received message and files it; resolves to the 250 text. */
+/**
+ * Screens a received message (ClamAV, SPF/DKIM/DMARC, rspamd: screening/screen.ts) and files it;
+ * resolves to the 250 text, or throws the reply for a message refused or deferred.
+ */
 export async function deliver(
   deps: MailboxDeps,
   session: SMTPServerSession,
@@ -14,33 +19,28 @@ export async function deliver(
   recipients: Recipient[],
   authResolver?: DnsResolver,
 ): Promise<string> {
-  const { config, log } = deps;
-  let authResults: unknown;
-  let spam = false;
-  if (config.verifyAuth) {
-    const checked = await checkAuthentication(
-      raw,
-      {
-        ip: session.remoteAddress,
-        helo: session.hostNameAppearsAs,
-        sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-        mta: config.hostname,
-      },
-      authResolver,
-    );
-    authResults = checked.results;
-    spam = checked.reject;
-  }
+  const { log } = deps;
+  const { authResults, spam, spamCheck } = await screenMessage(deps, session, raw, authResolver);
+  let filed: Filed[];
   try {
     const inboxes = recipients.map((r) => r.inbox);
     const inboxFolders = recipients.map((r) => r.inboxFolder);
     const receiveLists = recipients.map((r) => r.receiveLists);
-    const filed = await receiveMessage(deps, { raw, inboxes, inboxFolders, receiveLists, authResults, spam });
-    return `2.0.0 Ok: stored ${filed.map((f) => f.uid).join(',')}`;
+    filed = await receiveMessage(deps, {
+      raw,
+      inboxes,
+      inboxFolders,
+      receiveLists,
+      authResults,
+      spam,
+      spamCheck,
+    });
   } catch (error) {
     log.error({ err: error, session: session.id }, 'storing an inbound message failed');
     throw reply.storageFailed();
   }
+  if (spam) await countScreening(deps, 'spam');
+  return `2.0.0 Ok: stored ${filed.map((f) => f.uid).join(',')}`;
 }
 
 /** The trace header put in front of every received message. */

@@ -20,4 +20,13 @@ export const reply = {
   dataTooSlow: () => smtpError(421, '4.4.2 Message transfer too slow or too long, closing connection'),
   commandTimeout: () => smtpError(421, '4.4.2 Command not completed in time, closing connection'),
   noRecipients: () => smtpError(554, '5.5.1 No valid recipients'),
+  // Screening (contract 16): ClamAV, DMARC, rspamd.
+  virusFound: (signature: string) =>
+    smtpError(554, `5.7.1 Message refused: virus found (${signature.replace(/[^\x21-\x7e]/g, '_')})`),
+  virusScanUnavailable: () => smtpError(451, '4.7.1 Virus scanning is unavailable, try again later'),
+  dmarcRejected: (domain: string) =>
+    smtpError(550, `5.7.1 Message refused: it fails the DMARC policy (p=reject) of ${domain}`),
+  spamRejected: () => smtpError(550, '5.7.1 Message refused as spam'),
+  spamDeferred: () => smtpError(451, '4.7.1 Message deferred by the spam filter, try again later'),
+  spamCheckUnavailable: () => smtpError(451, '4.7.1 Spam checking is unavailable, try again later'),
 };

@@ -26,17 +26,19 @@ export interface NewEvent {
   bodyOf?: number;
   /** Queue one delivery to this webhook alone, whatever its status and events (webhook.test). */
   webhookId?: string;
+  /** Mail filed into Spam: only webhooks with include_spam get it. */
+  spam?: boolean;
 }
 
 /**
- * One pending delivery per enabled webhook of the user that wants this kind for this inbox, for
- * each of `count` events given as (seq, at, user_id, type, inbox_id) rows. Answers the event_seq
- * of each delivery queued.
+ * One pending delivery per enabled webhook of the user that wants this kind for this inbox (and,
+ * for mail filed into Spam, includes spam), for each of `count` events given as (seq, at, user_id,
+ * type, inbox_id, spam) rows. Answers the event_seq of each delivery queued.
  */
 const fanOutSql = (dialect: Dialect, count: number) =>
-  `WITH e(seq, at, user_id, type, inbox_id) AS (VALUES ${Array.from(
+  `WITH e(seq, at, user_id, type, inbox_id, spam) AS (VALUES ${Array.from(
     { length: count },
-    () => '(CAST(? AS BIGINT), ?, CAST(? AS BIGINT), ?, ?)',
+    () => '(CAST(? AS BIGINT), ?, CAST(? AS BIGINT), ?, ?, CAST(? AS INTEGER))',
   ).join(', ')})
   INSERT INTO webhook_deliveries (webhook_id, event_seq, status, next_attempt_at, created_at, updated_at)
   SELECT w.id, e.seq, 'pending', e.at, e.at, e.at FROM e JOIN webhooks w ON w.user_id = e.user_id
@@ -44,6 +46,7 @@ const fanOutSql = (dialect: Dialect, count: number) =>
     AND EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.events', 'k')} WHERE k.value = e.type)
     AND (w.accounts IS NULL OR e.inbox_id IS NULL
       OR EXISTS (SELECT 1 FROM ${dialect.jsonElements('w.accounts', 'a')} WHERE a.value = e.inbox_id))
+    AND (e.spam = 0 OR w.include_spam = 1)
   RETURNING event_seq`;
 
 const EVENT_COLUMNS = ['id', 'type', 'user_id', 'inbox_id', 'payload', 'created_at', 'body_of'] as const;
@@ -53,6 +56,7 @@ interface Pending {
   row: EventRow;
   stored: string;
   webhookId?: string;
+  spam: boolean;
 }
 
 const pendingDelivery = (webhookId: string, row: EventRow) => ({
@@ -97,7 +101,7 @@ export class EventStore {
       bodyOf === null
         ? payload
         : JSON.stringify(withoutEventBody(body as { data: { email: EventEmailBody } }));
-    const pending: Pending = { row, stored, webhookId: event.webhookId };
+    const pending: Pending = { row, stored, webhookId: event.webhookId, spam: event.spam ?? false };
     if (!this.db.writeAtCommit(this.write, pending)) await this.write([pending]);
     return row;
   }
@@ -117,12 +121,19 @@ export class EventStore {
       );
       const seqs = new Map(written.map((w) => [w.id, w.seq]));
       for (const { row } of events) row.seq = seqs.get(row.id)!;
-      const fanned = events.filter((e) => e.webhookId === undefined).map((e) => e.row);
+      const fanned = events.filter((e) => e.webhookId === undefined);
       const queued = new Map<number, number>();
       if (fanned.length > 0) {
         const rows = await this.db.rawAll<{ event_seq: number }>(
           fanOutSql(this.db.dialect, fanned.length),
-          ...fanned.flatMap((r) => [r.seq, r.created_at, r.user_id, r.type, r.inbox_id]),
+          ...fanned.flatMap(({ row: r, spam }) => [
+            r.seq,
+            r.created_at,
+            r.user_id,
+            r.type,
+            r.inbox_id,
+            spam ? 1 : 0,
+          ]),
         );
         for (const { event_seq } of rows) queued.set(event_seq, (queued.get(event_seq) ?? 0) + 1);
       }

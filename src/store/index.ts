@@ -13,6 +13,7 @@ import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
+import { ScreeningCountStore } from './screening-counts.js';
 import { OAuthAttemptStore } from './oauth-attempts.js';
 import { ResetStore } from './reset.js';
 import { SuppressionStore } from './suppressions.js';
@@ -41,6 +42,7 @@ export function createStore(db: Db, secret: string) {
     folders: new FolderStore(db),
     messages: new MessageStore(db),
     metrics: new MetricsStore(db),
+    screeningCounts: new ScreeningCountStore(db),
     threads: new ThreadStore(db),
     labels: new LabelStore(db),
     events: new EventStore(db),

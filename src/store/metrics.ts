@@ -1,5 +1,7 @@
 import type { Db } from '../db/connection.js';
 import type { DeliveryStatus, WebhookDeliveriesTable } from '../db/schema.js';
+import { ScreeningCountStore } from './screening-counts.js';
+import type { ScreeningOutcome } from './screening-counts.js';
 
 export const COUNTED_EVENT_TYPES = ['email.received', 'email.sent', 'email.bounced'] as const;
 export type CountedEventType = (typeof COUNTED_EVENT_TYPES)[number];
@@ -27,6 +29,8 @@ export interface StoredCounts {
   webhookDeliveries: Record<WebhookDeliveryStatus, number>;
   /** Every webhook POST ever made: a 2xx answer succeeded, anything else failed. */
   webhookAttempts: { succeeded: number; failed: number };
+  /** Inbound mail screening by outcome (rspamd, ClamAV, DMARC, the built-in review). */
+  screening: Record<ScreeningOutcome, number>;
 }
 
 /**
@@ -34,7 +38,11 @@ export interface StoredCounts {
  * so a scrape stays at a few milliseconds per 100k rows and never touches message bodies.
  */
 export class MetricsStore {
-  constructor(private readonly db: Db) {}
+  private readonly screening: ScreeningCountStore;
+
+  constructor(private readonly db: Db) {
+    this.screening = new ScreeningCountStore(db);
+  }
 
   async counts(): Promise<StoredCounts> {
     return {
@@ -43,6 +51,7 @@ export class MetricsStore {
       deliveries: await this.byStatus('deliveries', DELIVERY_STATUSES),
       webhookDeliveries: await this.byStatus('webhook_deliveries', WEBHOOK_DELIVERY_STATUSES),
       webhookAttempts: await this.attemptCounts(),
+      screening: await this.screening.counts(),
     };
   }
 

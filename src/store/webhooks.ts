@@ -15,6 +15,8 @@ export interface NewWebhook {
   events: string[];
   /** Inbox ids the webhook is limited to; null for all of the user's inboxes. */
   accounts: number[] | null;
+  /** Also email.received for mail filed into Spam. */
+  includeSpam: boolean;
   description: string | null;
   secret: string;
 }
@@ -23,6 +25,7 @@ export interface WebhookPatch {
   url?: string;
   events?: string[];
   accounts?: number[] | null;
+  includeSpam?: boolean;
   description?: string | null;
   status?: 'enabled' | 'disabled';
 }
@@ -39,6 +42,7 @@ const COLUMNS = [
   'created_at',
   'updated_at',
   'disabled_reason',
+  'include_spam',
 ] as const;
 
 /** Webhook registrations. The delivery queue and its attempts live in webhook-deliveries.ts. */
@@ -56,6 +60,7 @@ export class WebhookStore {
       url: input.url,
       events: JSON.stringify(input.events),
       accounts: input.accounts === null ? null : JSON.stringify(input.accounts),
+      include_spam: input.includeSpam ? 1 : 0,
       description: input.description,
       status: 'enabled',
       failing_since: null,
@@ -111,6 +116,7 @@ export class WebhookStore {
       if (patch.events !== undefined) values.events = JSON.stringify(patch.events);
       if (patch.accounts !== undefined)
         values.accounts = patch.accounts === null ? null : JSON.stringify(patch.accounts);
+      if (patch.includeSpam !== undefined) values.include_spam = patch.includeSpam ? 1 : 0;
       if (patch.description !== undefined) values.description = patch.description;
       await this.db.run(this.db.kysely.updateTable('webhooks').set(values).where('id', '=', id));
       if (patch.status === 'disabled' && current.status === 'enabled') await this.disable(id, 'user', at);

@@ -20,6 +20,8 @@ import { copyDatabase } from '../../src/db/copy/copy.js';
 import type { MessageRow } from '../../src/store/messages.js';
 import { searchFieldsOfStored } from '../../src/store/search-fields.js';
 import type { Postgres } from '../helpers/postgres.js';
+import { startRspamd } from '../helpers/rspamd.js';
+import type { Rspamd } from '../helpers/rspamd.js';
 
 const INGEST_MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 2000);
 const LIST_MESSAGES = Number(process.env.BENCH_LIST_MESSAGES ?? 100_000);
@@ -38,6 +40,14 @@ async function postgresUrl(): Promise<string> {
 }
 const onPostgres = async () => startMailroom({ MAILROOM_DATABASE_URL: await postgresUrl() });
 
+/** `--rspamd`: ingest also runs with every message scored by a real rspamd (test/helpers/rspamd.ts), beside it off. */
+const withRspamd = process.argv.includes('--rspamd');
+let rspamd: Rspamd | undefined;
+const scoredByRspamd = async () => {
+  rspamd ??= await startRspamd();
+  return startMailroom({ MAILROOM_RSPAMD_URL: rspamd.url });
+};
+
 /** One run against a fresh server; the two servers take turns so drift in the machine hits both. */
 async function ingestOnce(start: () => Promise<{ smtpPort: number; stop(): Promise<void> }>) {
   const server = await start();
@@ -55,9 +65,11 @@ async function ingest() {
   const ours: number[] = [];
   const pg: number[] = [];
   const peer: number[] = [];
+  const scored: number[] = [];
   for (let round = 0; round < INGEST_ROUNDS; round++) {
     ours.push(await ingestOnce(startMailroom));
     if (withPostgres) pg.push(await ingestOnce(onPostgres));
+    if (withRspamd) scored.push(await ingestOnce(scoredByRspamd));
     peer.push(await ingestOnce(startMaildev));
   }
   const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
@@ -76,6 +88,13 @@ async function ingest() {
       `Mailroom on PostgreSQL (durable commits):               median ${fmt(median(pg))} msg/s   (${runs(pg)})`,
     );
     console.log(`ratio PostgreSQL / SQLite: ${(median(pg) / median(ours)).toFixed(2)}   (target: >= 0.7)`);
+  }
+  if (withRspamd) {
+    console.log(
+      `Mailroom with rspamd (/checkv2 per message, 1 worker): median ${fmt(median(scored))} msg/s   (${runs(scored)})`,
+    );
+    console.log(`ratio rspamd on / off: ${(median(scored) / median(ours)).toFixed(2)}`);
+    await rspamd?.stop();
   }
 }
 

@@ -686,6 +686,7 @@ export interface components {
             inReplyTo: string | null;
             references: string[];
             authResults?: unknown;
+            spam: components["schemas"]["SpamCheck"];
             delivery?: {
                 recipient: string;
                 status: string;
@@ -711,6 +712,19 @@ export interface components {
             contentId: string | null;
             inline: boolean;
         };
+        /** @description rspamd's verdict when MAILROOM_RSPAMD_URL was set as it arrived; null when not checked */
+        SpamCheck: {
+            score: number;
+            /** @description rspamd's score for its reject action */
+            required: number;
+            /** @enum {string} */
+            action: "no action" | "greylist" | "add header" | "rewrite subject" | "soft reject" | "reject";
+            /** @description the rules that matched, highest score first */
+            symbols: {
+                name: string;
+                score: number;
+            }[];
+        } | null;
         EmailSentEvent: {
             /**
              * @description also the webhook-id header
@@ -1144,6 +1158,8 @@ export interface components {
             events: string[];
             /** @description null: all of your inboxes */
             accounts: string[] | null;
+            /** @description also email.received for mail filed into Spam */
+            includeSpam: boolean;
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -1167,6 +1183,8 @@ export interface components {
             events: ("email.received" | "email.sent" | "email.bounced")[];
             /** @description only events of these inboxes; null or absent: all of your inboxes */
             accounts?: string[] | null;
+            /** @description also email.received for mail filed into Spam (rspamd, DMARC); absent on create: false */
+            includeSpam?: boolean;
             description?: string | null;
         };
         UpdateWebhook: {
@@ -1179,6 +1197,8 @@ export interface components {
             events?: ("email.received" | "email.sent" | "email.bounced")[];
             /** @description only events of these inboxes; null or absent: all of your inboxes */
             accounts?: string[] | null;
+            /** @description also email.received for mail filed into Spam (rspamd, DMARC); absent on create: false */
+            includeSpam?: boolean;
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";

@@ -18,6 +18,7 @@ import type { DashContext } from '../session.js';
 import { signedIn } from '../session.js';
 import { DeliveryStatuses } from './mail-delivery.js';
 import { LabelChip, MessageRow, messageUrl, q } from './mail-parts.js';
+import { SpamVerdict } from './mail-spam.js';
 
 /** Inline images larger than this together are left out of the document (a link to each remains). */
 const INLINE_IMAGES_MAX_BYTES = 5 * 1024 * 1024;
@@ -90,6 +91,14 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
         <a class="button" href={`/compose${q({ account, mode: 'forward', uid: email.uid })}`}>
           Forward
         </a>
+        {email.folder === 'Spam' ? (
+          <PostButton
+            session={session}
+            action="/mail/message/update"
+            fields={{ account, uid: String(email.uid), action: 'move', folder: 'INBOX' }}
+            label="Not spam"
+          />
+        ) : null}
         {unread ? action('read', 'Mark read') : action('unread', 'Mark unread')}
         {flagged ? action('unflag', 'Unflag') : action('flag', 'Flag')}
         <form method="post" action="/mail/message/update" class="move">
@@ -150,6 +159,14 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
         <dd>
           <AuthResults results={email.authResults} />
         </dd>
+        {email.spam || email.folder === 'Spam' ? (
+          <>
+            <dt>Spam</dt>
+            <dd>
+              <SpamVerdict spam={email.spam} />
+            </dd>
+          </>
+        ) : null}
         <dt>Labels</dt>
         <dd class="labels">
           {email.labels.map((l) => (

@@ -57,6 +57,15 @@ const WebhookFields = ({ hook, values }: { hook?: WebhookView; values?: Record<s
         </label>
       ))}
     </fieldset>
+    <label class="check">
+      <input
+        type="checkbox"
+        name="includeSpam"
+        value="on"
+        checked={values ? values.includeSpam !== undefined : (hook?.includeSpam ?? false)}
+      />{' '}
+      Also mail filed into Spam
+    </label>
     <label>
       Description <span class="muted">(optional)</span>
       <input name="description" value={values?.description ?? hook?.description ?? ''} maxlength={500} />
@@ -193,7 +202,12 @@ async function fieldsOf(c: DashContext) {
   );
   return {
     form,
-    input: { url: form.url ?? '', events, description: (form.description ?? '').trim() || null },
+    input: {
+      url: form.url ?? '',
+      events,
+      includeSpam: form.includeSpam !== undefined,
+      description: (form.description ?? '').trim() || null,
+    },
   };
 }
 

@@ -94,6 +94,12 @@ export function renderMetrics(stored: StoredCounts, http: HttpMetrics): string {
       'Webhook POSTs by result: succeeded is a 2xx answer, failed anything else.',
       byLabel('result', stored.webhookAttempts),
     ),
+    ...family(
+      'mailroom_screening_total',
+      'counter',
+      'Inbound mail screening by outcome: rejected (rspamd or DMARC 550), tempfail (451), spam (filed into Spam), virus (554), review (built-in screening).',
+      byLabel('outcome', stored.screening),
+    ),
     ...httpFamilies(http),
     ...processFamilies(),
   ];

@@ -39,6 +39,7 @@ export async function createWebhook(
     url,
     events: uniqueKinds(input.events),
     accounts: await inboxIdsOf(deps, userId, input.accounts ?? null),
+    includeSpam: input.includeSpam ?? false,
     description: input.description ?? null,
     secret,
   });
@@ -78,6 +79,7 @@ export async function updateWebhook(
   if (changes.url !== undefined) patch.url = await requireDeliverableUrl(deps, changes.url);
   if (changes.events !== undefined) patch.events = uniqueKinds(changes.events);
   if (changes.accounts !== undefined) patch.accounts = await inboxIdsOf(deps, userId, changes.accounts);
+  if (changes.includeSpam !== undefined) patch.includeSpam = changes.includeSpam;
   if (changes.description !== undefined) patch.description = changes.description;
   if (changes.status !== undefined) patch.status = changes.status;
   const row = await deps.store.webhooks.update(userId, id, patch);
@@ -173,6 +175,7 @@ async function viewOf(deps: MailboxDeps, row: WebhookRow): Promise<WebhookView> 
     url: row.url,
     events: JSON.parse(row.events) as string[],
     accounts,
+    includeSpam: row.include_spam === 1,
     description: row.description,
     status: row.status,
     // The store writes only the contract's reasons.

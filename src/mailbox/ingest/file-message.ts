@@ -10,7 +10,7 @@ import { packMessage } from '../../store/message-sources.js';
 import type { PackedSource } from '../../store/message-sources.js';
 import type { MessageWithBody } from '../../store/messages.js';
 import { searchFields } from '../../store/search-fields.js';
-import type { DeliveryView, UnextractedEmailView } from '../reading/email-view.js';
+import type { DeliveryView, SpamCheckView, UnextractedEmailView } from '../reading/email-view.js';
 import { listColumnsOf } from '../../mail/list-columns.js';
 import { toUnextractedView } from '../reading/email-view.js';
 import { findThread, newThreadId } from './threading.js';
@@ -23,6 +23,8 @@ export interface FileInput {
   flags: string[];
   receivedAt: Date;
   authResults?: unknown;
+  /** rspamd's verdict, when it was asked. */
+  spamCheck?: SpamCheckView;
   /** bcc recipients, known only on mail this account sent. */
   bcc?: string[];
   delivery?: DeliveryView[];
@@ -102,6 +104,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     remote_uid: null,
     trashed_at: null,
     address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
+    spam: input.spamCheck ? JSON.stringify(input.spamCheck) : null,
     // What a list page shows of the text, worked out once here instead of on every page.
     ...listColumnsOf(parsed.text),
   };
@@ -135,6 +138,7 @@ export async function appendEmailEvent(
     inboxId: inbox.id,
     data: { account: inbox.address, email: emailForEvent(view) },
     bodyOf: row.id,
+    spam: type === 'email.received' && view.folder === 'Spam',
   });
 }
 

@@ -69,6 +69,7 @@ function jobMessage(job: IngestJob) {
     inboxes: job.inboxes,
     authResults: job.authResults,
     spam: job.spam,
+    spamCheck: job.spamCheck,
     receivedAt: new Date(job.receivedAt),
   };
 }

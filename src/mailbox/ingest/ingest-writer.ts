@@ -5,6 +5,7 @@ import type { EventRow } from '../../store/events.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MailboxDeps } from '../deps.js';
+import type { SpamCheckView } from '../reading/email-view.js';
 import type { Filed, InboundMessage, Ingest } from './receive.js';
 import { startThread } from './thread-start.js';
 import { transferList } from './transfer-list.js';
@@ -19,6 +20,7 @@ export interface IngestJob {
   folders: FolderRow[];
   authResults: unknown;
   spam: boolean;
+  spamCheck: SpamCheckView | undefined;
   receivedAt: string;
 }
 
@@ -62,6 +64,7 @@ export class IngestWriter implements Ingest {
       folders,
       authResults: message.authResults,
       spam: message.spam ?? false,
+      spamCheck: message.spamCheck,
       receivedAt: (message.receivedAt ?? new Date()).toISOString(),
     });
     deps.bus.publish(reply.events);

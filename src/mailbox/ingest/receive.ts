@@ -5,6 +5,7 @@ import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { Store } from '../../store/index.js';
 import type { MailboxDeps } from '../deps.js';
+import type { SpamCheckView } from '../reading/email-view.js';
 import { releaseAfterLarge } from './release-large.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
 import { expectThreadLookup } from './threading.js';
@@ -21,8 +22,10 @@ export interface InboundMessage {
   /** The receive lists of each inbox, where the caller read them already (SMTP, at RCPT TO). */
   receiveLists?: (ListEntryRow[] | undefined)[];
   authResults?: unknown;
-  /** File into Spam instead of INBOX for every inbox (DMARC reject). */
+  /** File into Spam instead of INBOX for every inbox (rspamd's action, or DMARC). */
   spam?: boolean;
+  /** rspamd's verdict, stored on each copy, when it was asked. */
+  spamCheck?: SpamCheckView;
   receivedAt?: Date;
   /** The stored source of `raw`, where this transaction filed a copy already (a send's Sent copy). */
   sourceId?: number;
@@ -156,6 +159,7 @@ export async function fileForEach(
       flags: [],
       receivedAt,
       authResults: message.authResults,
+      spamCheck: message.spamCheck,
       sourceId,
     });
     sourceId = row.source_id;

@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { Attachment, Email } from '../../contract/emails.js';
+import type { Attachment, Email, SpamCheck } from '../../contract/emails.js';
 import { extractReplyHtml } from '../../mail/extract-reply-html.js';
 import { extractReplyText } from '../../mail/extract-reply.js';
 import { LIST_TEXT_LIMIT, previewOf } from '../../mail/list-columns.js';
@@ -9,6 +9,8 @@ import type { AttachmentRow, LabelRef, MessageRow, MessageWithBody } from '../..
 export type EmailView = z.infer<typeof Email>;
 export type AttachmentView = z.infer<typeof Attachment>;
 export type DeliveryView = NonNullable<EmailView['delivery']>[number];
+/** rspamd's verdict on a received message, as the Email carries it. */
+export type SpamCheckView = z.infer<typeof SpamCheck>;
 
 /**
  * An Email before its extractedText and extractedHtml are worked out: what an event stores
@@ -82,6 +84,7 @@ export function toUnextractedView(row: MessageRow | MessageWithBody, ctx: ViewCo
     inReplyTo: row.in_reply_to,
     references: JSON.parse(row.refs) as string[],
     authResults: row.auth_results ? (JSON.parse(row.auth_results) as unknown) : null,
+    spam: row.spam ? (JSON.parse(row.spam) as SpamCheckView) : null,
   };
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];

@@ -1,0 +1,25 @@
+import type { ScreeningOutcome } from '../../store/screening-counts.js';
+import type { MailboxDeps } from '../deps.js';
+import type { SpamCheckView } from '../reading/email-view.js';
+
+export type { ScreeningOutcome };
+
+/**
+ * Counts one screened message for `/metrics` (mailroom_screening_total). A counter that cannot
+ * be written is logged, never allowed to change the answer the sender gets.
+ */
+export async function countScreening(deps: MailboxDeps, outcome: ScreeningOutcome): Promise<void> {
+  try {
+    await deps.store.screeningCounts.add(outcome);
+  } catch (error) {
+    deps.log.warn({ err: error, outcome }, 'counting a screening outcome failed');
+  }
+}
+
+/**
+ * Whether rspamd's verdict gives the built-in screening its `spam` reason (contract 16: its
+ * action was other than `no action`). Null, not checked: no.
+ */
+export function rspamdFlaggedSpam(spam: SpamCheckView | null | undefined): boolean {
+  return spam !== null && spam !== undefined && spam.action !== 'no action';
+}
