@@ -110,6 +110,8 @@ export interface MessagesTable {
   source_id: number;
   /** The text's first 501 characters: what a list shows, and whether it was cut (migration 017). */
   list_text: string;
+  /** JSON: what screening found when the message was received (migration 022); NULL when not screened. */
+  screening: string | null;
 }
 
 /**

@@ -10,6 +10,7 @@ import { diagnose } from './diagnose.js';
 import { headersAsUtf8 } from './header-charset.js';
 import { boundMime, MAX_MIME_PARTS, ORIGINAL_TYPE_PARAM } from './mime-bounds.js';
 import { capParsed } from './parse-caps.js';
+import { withoutHidden } from './screening/html-reading.js';
 import type { ParsedAddress, ParsedAttachment, ParsedEmail } from './types.js';
 
 interface HeaderLine {
@@ -22,6 +23,8 @@ const PARSER_OPTIONS: SimpleParserOptions = {
   keepCidLinks: true,
   skipTextLinks: true,
   skipTextToHtml: true,
+  // Text is made from the html here, from what a reader sees of it (withoutHidden).
+  skipHtmlToText: true,
   checksumAlgo: false,
   // boundMime has already cut the message at MAX_MIME_PARTS; embedded messages' parts count too.
   maxChildNodes: MAX_MIME_PARTS * 2,
@@ -147,8 +150,11 @@ function toAttachment(a: CollectedAttachment, index: number): ParsedAttachment {
 
 async function htmlToText(html: string, warnings: string[]): Promise<string> {
   try {
-    const wrapped = `Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${html}`;
-    const mail = await simpleParser(Buffer.from(wrapped, 'utf8'), PARSER_OPTIONS);
+    const wrapped = `Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${withoutHidden(html)}`;
+    const mail = await simpleParser(Buffer.from(wrapped, 'utf8'), {
+      ...PARSER_OPTIONS,
+      skipHtmlToText: false,
+    });
     return mail.text ?? '';
   } catch (err) {
     warnings.push(`could not derive text from html: ${errorText(err)}`);

@@ -1,4 +1,5 @@
 import { emailForEvent } from '../../events/payload.js';
+import { withAuthResults } from '../../mail/screening/screen.js';
 import { normalizeSubject } from '../../mail/subject.js';
 import type { ParsedAddress, ParsedEmail } from '../../mail/types.js';
 import type { FolderRow } from '../../store/folders.js';
@@ -104,6 +105,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
     // What a list page shows of the text, worked out once here instead of on every page.
     ...listColumnsOf(parsed.text),
+    screening: storedScreening(parsed, input.authResults),
   };
   const { text, html, ...stored } = row;
   const { id, sourceId } = await store.messages.insert(
@@ -116,6 +118,15 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   if (!newThread) await store.threads.touch(threadId, uid, date);
   // The row as stored, without reading it back; a test compares it with the database's copy.
   return { ...row, id, source_id: sourceId };
+}
+
+/**
+ * The screening stored with a received message: what its parse found, and its DMARC outcome.
+ * rspamd's verdict joins here through withSpamAction once the message carries it. NULL on mail
+ * that was not screened (a sent copy): it reads as clear.
+ */
+function storedScreening(parsed: ParsedEmail, authResults: unknown): string | null {
+  return parsed.screening ? JSON.stringify(withAuthResults(parsed.screening, authResults)) : null;
 }
 
 /**
