@@ -18,6 +18,7 @@ import type { DashContext } from '../session.js';
 import { signedIn } from '../session.js';
 import { DeliveryStatuses } from './mail-delivery.js';
 import { LabelChip, MessageRow, messageUrl, q } from './mail-parts.js';
+import { ScreeningFindings, ScreeningVerdict } from './mail-screening.js';
 
 /** Inline images larger than this together are left out of the document (a link to each remains). */
 const INLINE_IMAGES_MAX_BYTES = 5 * 1024 * 1024;
@@ -150,6 +151,10 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
         <dd>
           <AuthResults results={email.authResults} />
         </dd>
+        <dt>Screening</dt>
+        <dd>
+          <ScreeningVerdict screening={email.screening} />
+        </dd>
         <dt>Labels</dt>
         <dd class="labels">
           {email.labels.map((l) => (
@@ -188,6 +193,7 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
           ) : null}
         </dd>
       </dl>
+      <ScreeningFindings screening={email.screening} />
       {email.attachments.filter((a) => !a.inline).length ? (
         <section class="attachments" aria-label="Attachments">
           <h2 class="visually-hidden">Attachments</h2>
