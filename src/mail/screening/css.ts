@@ -23,6 +23,8 @@ export interface Rule {
   declarations: Declarations;
   /** Tag 1, class 10, id 100: enough to order simple selectors. */
   specificity: number;
+  /** Its place in the document: of two rules as specific, the later wins. */
+  order: number;
 }
 
 export interface StyleSheet {
@@ -98,15 +100,22 @@ function matchingBrace(text: string, open: number): number {
   return -1;
 }
 
+/**
+ * Rules read at most: real mail has a few hundred, and each element is matched against the rules
+ * its tag, id and classes name (RuleIndex), so a sheet of many thousands costs little anyway.
+ */
+const MAX_RULES = 2000;
+
 function addRules(prelude: string, declarations: Declarations, sheet: StyleSheet, inMedia: boolean): void {
   for (const text of prelude.split(',')) {
     const selector = parseSelector(text);
-    if (!selector) {
+    if (!selector || sheet.rules.length + sheet.mediaRules.length >= MAX_RULES) {
       if (!inMedia && [...declarations.keys()].some((k) => k.startsWith('background') || k === 'color'))
         sheet.unmatchedColours = true;
       continue;
     }
-    const rule = { selector, declarations, specificity: specificityOf(selector) };
+    const order = sheet.rules.length + sheet.mediaRules.length;
+    const rule = { selector, declarations, specificity: specificityOf(selector), order };
     (inMedia ? sheet.mediaRules : sheet.rules).push(rule);
   }
 }
@@ -131,12 +140,44 @@ export function matches(selector: SimpleSelector, el: Matchable): boolean {
   return selector.classes.every((c) => classes.includes(c));
 }
 
+/** Rules by the one name each must match: its id, else its first class, else its tag, else `*`. */
+export class RuleIndex {
+  private readonly byKey = new Map<string, Rule[]>();
+
+  constructor(rules: readonly Rule[]) {
+    for (const rule of rules) {
+      const { id, classes, tag } = rule.selector;
+      const key = id ? `#${id}` : classes[0] ? `.${classes[0]}` : (tag ?? '*');
+      const list = this.byKey.get(key);
+      if (list) list.push(rule);
+      else this.byKey.set(key, [rule]);
+    }
+  }
+
+  /** The rules that may match `el`, each once. */
+  candidates(el: Matchable): Rule[] {
+    const keys = new Set([
+      '*',
+      el.name,
+      ...(el.attribs.class ?? '')
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((c) => `.${c}`),
+    ]);
+    if (el.attribs.id) keys.add(`#${el.attribs.id}`);
+    return [...keys].flatMap((key) => this.byKey.get(key) ?? []);
+  }
+}
+
 /**
- * An element's own declarations: the matching rules by specificity, then its style attribute,
- * which only an `!important` rule outranks.
+ * An element's own declarations: the matching rules by specificity (then document order), then
+ * its style attribute, which only an `!important` rule outranks.
  */
-export function declarationsOf(el: Matchable, rules: readonly Rule[]): Declarations {
-  const matching = rules.filter((r) => matches(r.selector, el)).sort((a, b) => a.specificity - b.specificity);
+export function declarationsOf(el: Matchable, rules: RuleIndex): Declarations {
+  const matching = rules
+    .candidates(el)
+    .filter((r) => matches(r.selector, el))
+    .sort((a, b) => a.specificity - b.specificity || a.order - b.order);
   const out: Declarations = new Map();
   for (const rule of matching) for (const [k, v] of rule.declarations) setDeclaration(out, k, v);
   const inline = el.attribs.style;

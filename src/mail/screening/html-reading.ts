@@ -3,8 +3,8 @@ import { isTag, isText } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import type { Rgb } from './colours.js';
 import { backgroundColour, indistinguishable, parseColour } from './colours.js';
-import type { Declarations, Rule, StyleSheet } from './css.js';
-import { declarationsOf, parseStyleSheet } from './css.js';
+import type { Declarations, StyleSheet } from './css.js';
+import { RuleIndex, declarationsOf, parseStyleSheet } from './css.js';
 import { MAX_NESTING, nestedDeeperThan } from '../html-text.js';
 
 /** Never body text: what is inside them is not shown as text by any mail reader. */
@@ -47,7 +47,8 @@ interface Inherited {
 
 interface Walk {
   sheet: StyleSheet;
-  allRules: Rule[];
+  rules: RuleIndex;
+  allRules: RuleIndex;
   reading: HtmlReading;
   visible: string[];
   run: string[];
@@ -90,7 +91,8 @@ function walkDocument(doc: Document): Walk {
   const sheet = parseStyleSheet(styles);
   const walk: Walk = {
     sheet,
-    allRules: [...sheet.rules, ...sheet.mediaRules],
+    rules: new RuleIndex(sheet.rules),
+    allRules: new RuleIndex([...sheet.rules, ...sheet.mediaRules]),
     reading: { hidden: [], visible: '', links: [] },
     visible: [],
     run: [],
@@ -131,7 +133,7 @@ function visitText(node: ChildNode & { data: string }, walk: Walk, base: Inherit
 }
 
 function visitElement(el: Element, walk: Walk, base: Inherited, media: Inherited): void {
-  const own = declarationsOf(el, walk.sheet.rules);
+  const own = declarationsOf(el, walk.rules);
   const withMedia = walk.sheet.mediaRules.length ? declarationsOf(el, walk.allRules) : own;
   if (el.attribs.hidden !== undefined || (hidesSubtree(own) && hidesSubtree(withMedia))) {
     walk.run.push(' ', DomUtils.textContent(el), ' ');

@@ -95,10 +95,13 @@ function hostOf(href: string): string | null {
 
 const isTracker = (host: string): boolean => TRACKERS.some((t) => host === t || host.endsWith(`.${t}`));
 
+/** Link text past this is not read for hosts: one that names a host is short. */
+const LINK_TEXT_READ = 300;
+
 /** The hosts a link's visible text names. */
 export function hostsInText(text: string): string[] {
   const hosts: string[] = [];
-  for (const match of text.matchAll(HOST_IN_TEXT))
+  for (const match of text.slice(0, LINK_TEXT_READ).matchAll(HOST_IN_TEXT))
     if (isHost(match[1]!, match[2]!)) hosts.push(match[1]!.toLowerCase());
   return hosts;
 }

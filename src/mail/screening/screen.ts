@@ -36,8 +36,9 @@ const HIDDEN_BENIGN_TOTAL = 400;
 /** Shorter hidden runs are not looked for in the text part: a word or two is in any text. */
 const REMOVABLE_MIN = 20;
 
-/** Tag characters outside a flag: invisible ASCII, read back as the text they hide. */
-const TAG_RUN = /(?<!\u{1F3F4}[\u{E0020}-\u{E007E}]*)[\u{E0001}\u{E0020}-\u{E007F}]+/gu;
+/** A flag's tag sequence, or a run of tag characters outside one (invisible ASCII). */
+const FLAG_OR_TAG_RUN = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}|[\u{E0001}\u{E0020}-\u{E007F}]+/gu;
+const isFlag = (match: string): boolean => match.startsWith('\u{1F3F4}');
 
 export function screeningOf(reasons: Iterable<ScreeningReason>, hidden: string): Screening {
   const set = new Set(reasons);
@@ -62,14 +63,17 @@ function isBenign(runs: readonly string[]): boolean {
 }
 
 function decodeTags(text: string): string[] {
-  return [...text.matchAll(TAG_RUN)].map((m) => withoutInvisible(m[0]).trim()).filter(Boolean);
+  return [...text.matchAll(FLAG_OR_TAG_RUN)]
+    .filter((m) => !isFlag(m[0]))
+    .map((m) => withoutInvisible(m[0]).trim())
+    .filter(Boolean);
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The text without the hidden runs it repeats (a text part made from the html carries them too). */
 function withoutRuns(text: string, runs: readonly string[]): string {
-  let out = text.replace(TAG_RUN, '');
+  let out = text.replace(FLAG_OR_TAG_RUN, (m) => (isFlag(m) ? m : ''));
   for (const run of runs) {
     const words = run.split(/\s+/).filter(Boolean);
     if (run.length < REMOVABLE_MIN || words.length === 0) continue;
