@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { WAIT_MAX_SECONDS } from '../mailbox/events/wait-for-email.js';
+import { HIDDEN_MAX, SCREENING_REASONS } from '../mail/screening/screen.js';
 import { account, booleanQuery, isoDateQuery, limitQuery, uidPath } from './common.js';
 
 export const Attachment = z
@@ -34,6 +35,22 @@ export const SpamCheck = z
       .openapi({ description: 'the rules that matched, highest score first' }),
   })
   .openapi('SpamCheck');
+export const Screening = z
+  .object({
+    verdict: z.enum(['clear', 'review']),
+    reasons: z.array(z.enum(SCREENING_REASONS)),
+    hidden: z.string().openapi({
+      description: `the hidden text found (html a reader cannot see, invisible tag characters), cut to ${HIDDEN_MAX} characters; empty when none`,
+    }),
+  })
+  .openapi('Screening', {
+    description:
+      'What screening found in a received message: `review` when any reason holds. hidden_text: html a reader cannot see ' +
+      '(display:none, visibility:hidden, zero font size or opacity, text the colour of its background, off-screen); ' +
+      'invisible_characters: zero-width or bidirectional control characters; link_mismatch: a link whose text names ' +
+      'another host than its target; instructions_to_agent: text addressed to an AI model; auth_failed: DMARC failed; ' +
+      'spam: rspamd scored it as spam. Mail stored before screening, and mail the account sent, reads clear.',
+  });
 
 export const Email = z
   .object({
@@ -78,6 +95,7 @@ export const Email = z
     spam: SpamCheck.nullable().openapi({
       description: "rspamd's verdict when MAILROOM_RSPAMD_URL was set as it arrived; null when not checked",
     }),
+    screening: Screening,
     delivery: z.array(z.object({ recipient: z.string(), status: z.string() })).optional(),
     addressTotals: z
       .object({

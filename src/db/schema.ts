@@ -112,6 +112,8 @@ export interface MessagesTable {
   list_text: string;
   /** JSON: rspamd's verdict ({score, required, action, symbols}) when it was checked (migration 023). */
   spam: string | null;
+  /** JSON: what screening found when the message was received (migration 022); NULL when not screened. */
+  screening: string | null;
 }
 
 /**

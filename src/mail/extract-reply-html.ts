@@ -1,6 +1,7 @@
 import type { ChildNode, Element, ParentNode } from 'domhandler';
 import { isTag, isText } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
+import { removeHidden } from './screening/html-reading.js';
 import { findHistory, hasContent, markerLine, signatureStart } from './reply-markers.js';
 
 /** Elements that are quoted history or a signature whatever they say (Gmail, Apple Mail, Thunderbird...). */
@@ -38,11 +39,13 @@ interface Line {
 
 /**
  * The new content of an html message: as `extractReplyText`, reading the same markers on the
- * lines the html renders to, plus the elements that clients put quotes and signatures in. The
- * html is returned whole when nothing would be left.
+ * lines the html renders to, plus the elements that clients put quotes and signatures in. What a
+ * reader cannot see (screening's hidden text) is left out. The html is returned whole (without
+ * the hidden) when nothing would be left.
  */
 export function extractReplyHtml(html: string): string {
   const doc = parseDocument(html);
+  const whole = removeHidden(doc) === 0 ? html : DomUtils.getOuterHTML(doc, { encodeEntities: 'utf8' });
   removeMarkedElements(doc);
   let lines = linesOf(doc);
   let texts = lines.map((line) => markerLine(line.text));
@@ -56,7 +59,7 @@ export function extractReplyHtml(html: string): string {
   if (signature < lines.length) cutFrom(lines[signature]!.node);
   const left =
     DomUtils.textContent(doc).trim() !== '' || DomUtils.findOne((el) => el.name === 'img', doc.children);
-  return left ? DomUtils.getOuterHTML(doc, { encodeEntities: 'utf8' }) : html;
+  return left ? DomUtils.getOuterHTML(doc, { encodeEntities: 'utf8' }) : whole;
 }
 
 function removeMarkedElements(doc: ParentNode): void {

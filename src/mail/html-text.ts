@@ -5,7 +5,7 @@ import { compile } from 'html-to-text';
  * parses in time quadratic in the nesting depth (mailparser measured 9 s for 200,000 nested
  * `<b>`), and real mail stays far below it (browsers flatten anything past 512).
  */
-const MAX_NESTING = 1000;
+export const MAX_NESTING = 1000;
 /**
  * html-to-text takes about 1 s a megabyte (2 s for table-heavy markup, measured) on the thread
  * that sends; real mail bodies are under 150 KB (Gmail clips at 102 KB). Larger ones, which only
@@ -53,7 +53,7 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
-function nestedDeeperThan(html: string, limit: number): boolean {
+export function nestedDeeperThan(html: string, limit: number): boolean {
   let depth = 0;
   for (const [, close, name, selfClosing] of html.matchAll(/<(\/?)([a-zA-Z][\w-]*)[^>]*?(\/?)>/g)) {
     const tag = name!.toLowerCase();

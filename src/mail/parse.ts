@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { simpleParser } from 'mailparser';
 import type { AddressObject, HeaderValue, Headers, SimpleParserOptions } from 'mailparser';
+import { htmlToText as convertHtml } from 'html-to-text';
 import libmime from 'libmime';
 import mime from 'mime-types';
 import { lowerDomain, parseAddressList } from './addresses.js';
@@ -10,6 +10,8 @@ import { diagnose } from './diagnose.js';
 import { headersAsUtf8 } from './header-charset.js';
 import { boundMime, MAX_MIME_PARTS, ORIGINAL_TYPE_PARAM } from './mime-bounds.js';
 import { capParsed } from './parse-caps.js';
+import { withoutHidden } from './screening/html-reading.js';
+import { MAX_NESTING, nestedDeeperThan } from './html-text.js';
 import type { ParsedAddress, ParsedAttachment, ParsedEmail } from './types.js';
 
 interface HeaderLine {
@@ -22,6 +24,8 @@ const PARSER_OPTIONS: SimpleParserOptions = {
   keepCidLinks: true,
   skipTextLinks: true,
   skipTextToHtml: true,
+  // Text is made from the html here, from what a reader sees of it (withoutHidden).
+  skipHtmlToText: true,
   checksumAlgo: false,
   // boundMime has already cut the message at MAX_MIME_PARTS; embedded messages' parts count too.
   maxChildNodes: MAX_MIME_PARTS * 2,
@@ -145,11 +149,17 @@ function toAttachment(a: CollectedAttachment, index: number): ParsedAttachment {
   return { id: `a${n}`, filename, contentType, size: a.size, contentId, inline, content };
 }
 
-async function htmlToText(html: string, warnings: string[]): Promise<string> {
+/**
+ * The text of a message that has only html, made as mailparser makes it (html-to-text) from what
+ * a reader sees of the html (withoutHidden): hidden text is not the message's text.
+ */
+function htmlToText(html: string, warnings: string[]): string {
+  if (nestedDeeperThan(html, MAX_NESTING)) {
+    warnings.push(`html to text failed: HTML nested deeper than ${MAX_NESTING} levels`);
+    return '';
+  }
   try {
-    const wrapped = `Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${html}`;
-    const mail = await simpleParser(Buffer.from(wrapped, 'utf8'), PARSER_OPTIONS);
-    return mail.text ?? '';
+    return convertHtml(withoutHidden(html), { limits: { maxDepth: MAX_NESTING } });
   } catch (err) {
     warnings.push(`could not derive text from html: ${errorText(err)}`);
     return html.replace(/<[^>]*>/g, ' ');
@@ -183,7 +193,7 @@ async function parseWithMailparser(
   const html = typeof mail.html === 'string' ? mail.html : '';
   let text = toLf(mail.text ?? '');
   if (mail.textConversionError) warnings.push(`html to text failed: ${errorText(mail.textConversionError)}`);
-  if (!text.trim() && html.trim()) text = toLf(await htmlToText(html, warnings));
+  if (!text.trim() && html.trim()) text = toLf(htmlToText(html, warnings));
   if (raw.length > 0 && !hasHeaders(lines)) {
     warnings.push('no headers found; the content is kept as text');
     if (!text && !html) text = readableRaw(raw);

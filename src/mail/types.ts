@@ -1,3 +1,5 @@
+import type { Screening } from './screening/screen.js';
+
 /** What src/mail/ reads out of a raw RFC 5322 message. Pure data: no I/O, no database ids. */
 
 export interface ParsedAddress {
@@ -50,4 +52,6 @@ export interface ParsedEmail {
   addressTotals?: AddressTotals;
   /** Problems found while parsing (broken MIME, unknown charset, bad base64...). Never thrown. */
   warnings: string[];
+  /** What screening found in received mail (screenParsed); absent on mail that was not screened. */
+  screening?: Screening;
 }

@@ -45,6 +45,7 @@ const LIST_COLUMNS = [
   'source_id',
   'list_text',
   'spam',
+  'screening',
 ] as const;
 
 /**

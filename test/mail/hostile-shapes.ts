@@ -81,4 +81,45 @@ export const hostileShapes: Record<string, (n: number) => Buffer> = {
     }
     return crlf(lines);
   },
+
+  /** Screening: a long run of invisible tag characters (each one a surrogate pair). */
+  tagCharacters: (n) =>
+    Buffer.from(
+      [
+        ...HEAD,
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        `hi${String.fromCodePoint(0xe0041).repeat(n * 20_000)}`,
+      ].join('\r\n'),
+    ),
+
+  /** Screening: many style rules and many elements, each matched against the sheet. */
+  manyStyleRules: (n) => {
+    const rules = Array.from({ length: n * 100 }, (_, i) => `.c${i}{color:#${(i % 900) + 100}}`).join('');
+    const body = Array.from(
+      { length: n * 1500 },
+      (_, i) => `<p class="c${i % 50} x" style="font-size:12px">t ${i}</p>`,
+    );
+    return crlf([...HEAD, 'Content-Type: text/html', '', `<style>${rules}</style>`, ...body]);
+  },
+
+  /** Screening: a link whose text looks like one endless host name. */
+  hostLikeLinkText: (n) =>
+    crlf([
+      ...HEAD,
+      'Content-Type: text/html',
+      '',
+      `<a href="https://example.com/">${'a.'.repeat(n * 40_000)}!</a>`,
+    ]),
+
+  /** Screening: zero-width characters between letters, a long run and many short ones. */
+  zeroWidthRuns: (n) =>
+    Buffer.from(
+      [
+        ...HEAD,
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        `a${'\u200b'.repeat(n * 40_000)}b ${'x\u200by'.repeat(n * 20_000)}`,
+      ].join('\r\n'),
+    ),
 };

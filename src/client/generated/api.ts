@@ -687,6 +687,7 @@ export interface components {
             references: string[];
             authResults?: unknown;
             spam: components["schemas"]["SpamCheck"];
+            screening: components["schemas"]["Screening"];
             delivery?: {
                 recipient: string;
                 status: string;
@@ -725,6 +726,14 @@ export interface components {
                 score: number;
             }[];
         } | null;
+        /** @description What screening found in a received message: `review` when any reason holds. hidden_text: html a reader cannot see (display:none, visibility:hidden, zero font size or opacity, text the colour of its background, off-screen); invisible_characters: zero-width or bidirectional control characters; link_mismatch: a link whose text names another host than its target; instructions_to_agent: text addressed to an AI model; auth_failed: DMARC failed; spam: rspamd scored it as spam. Mail stored before screening, and mail the account sent, reads clear. */
+        Screening: {
+            /** @enum {string} */
+            verdict: "clear" | "review";
+            reasons: ("hidden_text" | "invisible_characters" | "link_mismatch" | "instructions_to_agent" | "auth_failed" | "spam")[];
+            /** @description the hidden text found (html a reader cannot see, invisible tag characters), cut to 2048 characters; empty when none */
+            hidden: string;
+        };
         EmailSentEvent: {
             /**
              * @description also the webhook-id header

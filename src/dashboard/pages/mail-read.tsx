@@ -19,6 +19,7 @@ import { signedIn } from '../session.js';
 import { DeliveryStatuses } from './mail-delivery.js';
 import { LabelChip, MessageRow, messageUrl, q } from './mail-parts.js';
 import { SpamVerdict } from './mail-spam.js';
+import { ScreeningFindings, ScreeningVerdict } from './mail-screening.js';
 
 /** Inline images larger than this together are left out of the document (a link to each remains). */
 const INLINE_IMAGES_MAX_BYTES = 5 * 1024 * 1024;
@@ -167,6 +168,10 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
             </dd>
           </>
         ) : null}
+        <dt>Screening</dt>
+        <dd>
+          <ScreeningVerdict screening={email.screening} />
+        </dd>
         <dt>Labels</dt>
         <dd class="labels">
           {email.labels.map((l) => (
@@ -205,6 +210,7 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
           ) : null}
         </dd>
       </dl>
+      <ScreeningFindings screening={email.screening} />
       {email.attachments.filter((a) => !a.inline).length ? (
         <section class="attachments" aria-label="Attachments">
           <h2 class="visually-hidden">Attachments</h2>

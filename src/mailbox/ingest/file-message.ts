@@ -1,4 +1,6 @@
 import { emailForEvent } from '../../events/payload.js';
+import { withAuthResults, withSpamAction } from '../../mail/screening/screen.js';
+import type { Screening } from '../../mail/screening/screen.js';
 import { normalizeSubject } from '../../mail/subject.js';
 import type { ParsedAddress, ParsedEmail } from '../../mail/types.js';
 import type { FolderRow } from '../../store/folders.js';
@@ -107,6 +109,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     spam: input.spamCheck ? JSON.stringify(input.spamCheck) : null,
     // What a list page shows of the text, worked out once here instead of on every page.
     ...listColumnsOf(parsed.text),
+    screening: storedScreening(parsed, input.authResults, input.spamCheck),
   };
   const { text, html, ...stored } = row;
   const { id, sourceId } = await store.messages.insert(
@@ -119,6 +122,25 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   if (!newThread) await store.threads.touch(threadId, uid, date);
   // The row as stored, without reading it back; a test compares it with the database's copy.
   return { ...row, id, source_id: sourceId };
+}
+
+/**
+ * What screening found in a received message: what its parse found, its DMARC outcome and
+ * rspamd's verdict. Undefined for mail that was not screened (a sent copy).
+ */
+export function screeningOf(
+  parsed: ParsedEmail,
+  authResults: unknown,
+  spamCheck: SpamCheckView | undefined,
+): Screening | undefined {
+  if (!parsed.screening) return undefined;
+  return withSpamAction(withAuthResults(parsed.screening, authResults), spamCheck?.action);
+}
+
+/** The screening stored with a message; NULL on mail that was not screened: it reads as clear. */
+function storedScreening(parsed: ParsedEmail, authResults: unknown, spamCheck: SpamCheckView | undefined) {
+  const screening = screeningOf(parsed, authResults, spamCheck);
+  return screening ? JSON.stringify(screening) : null;
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import { parseEmail, parseHeadersOnlyBounded } from '../../mail/parse.js';
+import { parseReceived } from '../../mail/screening/parse-screened.js';
+import { screenParsed } from '../../mail/screening/screen.js';
 import type { ParsedAttachment, ParsedEmail } from '../../mail/types.js';
 import { Unprocessable } from '../errors.js';
 import type { ParsePool } from './parse-pool.js';
@@ -25,7 +27,7 @@ function parsesInline(raw: Buffer): boolean {
 
 /** Where inbound mail and attachment reads are parsed: on parse threads, or on this thread. */
 export interface Parser {
-  /** The message with its attachments' metadata (content left empty). */
+  /** The message with its attachments' metadata (content left empty), screened (contract 16). */
   parse(raw: Buffer): Promise<ParsedEmail>;
   /** One attachment of the message, content included; null when it has none with that id. */
   attachment(raw: Buffer, attachmentId: string): Promise<ParsedAttachment | null>;
@@ -38,7 +40,7 @@ export interface Parser {
 
 /** Parsing on this thread: the CLI, the ingest thread, a server with MAILROOM_PARSE_THREADS=0. */
 export const inlineParser: Parser = {
-  parse: (raw) => parseEmail(raw, { content: 'none' }),
+  parse: parseReceived,
   async attachment(raw, attachmentId) {
     const parsed = await parseEmail(raw, { content: { only: attachmentId } });
     return parsed.attachments.find((a) => a.id === attachmentId) ?? null;
@@ -56,15 +58,17 @@ export const inlineParser: Parser = {
 export function threadParser(pool: ParsePool, log: Logger): Parser {
   return {
     async parse(raw) {
-      if (parsesInline(raw)) return parseEmail(raw, { content: 'none' });
+      if (parsesInline(raw)) return parseReceived(raw);
       try {
         return await pool.parse(raw);
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         log.warn({ reason: why, bytes: raw.length }, 'inbound message stored from its headers only');
-        return parseHeadersOnlyBounded(
-          raw,
-          `full parse failed (${why}); only the headers and the start of the body were read`,
+        return screenParsed(
+          parseHeadersOnlyBounded(
+            raw,
+            `full parse failed (${why}); only the headers and the start of the body were read`,
+          ),
         );
       }
     },

@@ -4,6 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { parseEmail } from '../../mail/parse.js';
+import { parseReceived } from '../../mail/screening/parse-screened.js';
 import type { ParseJob, ParseReply } from './parse-pool.js';
 import { releaseAfterLarge } from './release-large.js';
 
@@ -25,7 +26,7 @@ async function answer(job: ParseJob): Promise<ParseReply> {
       return { id: job.id, attachment: parsed.attachments.find((a) => a.id === job.attachmentId) ?? null };
     }
     // The caller stores the raw message and needs only the attachments' metadata.
-    return { id: job.id, parsed: await parseEmail(raw, { content: 'none' }) };
+    return { id: job.id, parsed: await parseReceived(raw) };
   } catch (error) {
     return { id: job.id, error: error instanceof Error ? error.message : String(error) };
   }

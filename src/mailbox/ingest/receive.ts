@@ -7,7 +7,8 @@ import type { Store } from '../../store/index.js';
 import type { MailboxDeps } from '../deps.js';
 import type { SpamCheckView } from '../reading/email-view.js';
 import { releaseAfterLarge } from './release-large.js';
-import { appendEmailEvent, fileMessage, viewOfFiled } from './file-message.js';
+import { appendEmailEvent, fileMessage, screeningOf, viewOfFiled } from './file-message.js';
+import { countScreening } from './screening-outcomes.js';
 import { expectThreadLookup } from './threading.js';
 import { fromFilesAsSpam, receiveListsOf } from '../policy/receive-check.js';
 import { suppressReported } from '../policy/suppressions.js';
@@ -57,7 +58,11 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
   const folders = await inboundFolders(deps, message, parsed);
   // Before the raw message may move to the ingest thread.
   await suppressReported(deps, message.inboxes, message.raw);
-  return deps.ingest.file(deps, message, parsed, folders);
+  const filed = await deps.ingest.file(deps, message, parsed, folders);
+  if (screeningOf(parsed, message.authResults, message.spamCheck)?.verdict === 'review') {
+    await countScreening(deps, 'review');
+  }
+  return filed;
 }
 
 /** Where received mail is filed: on the ingest thread, or inline on this one. */

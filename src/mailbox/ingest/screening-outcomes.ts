@@ -1,6 +1,5 @@
 import type { ScreeningOutcome } from '../../store/screening-counts.js';
 import type { MailboxDeps } from '../deps.js';
-import type { SpamCheckView } from '../reading/email-view.js';
 
 export type { ScreeningOutcome };
 
@@ -14,12 +13,4 @@ export async function countScreening(deps: MailboxDeps, outcome: ScreeningOutcom
   } catch (error) {
     deps.log.warn({ err: error, outcome }, 'counting a screening outcome failed');
   }
-}
-
-/**
- * Whether rspamd's verdict gives the built-in screening its `spam` reason (contract 16: its
- * action was other than `no action`). Null, not checked: no.
- */
-export function rspamdFlaggedSpam(spam: SpamCheckView | null | undefined): boolean {
-  return spam !== null && spam !== undefined && spam.action !== 'no action';
 }

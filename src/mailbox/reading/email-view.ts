@@ -3,6 +3,7 @@ import type { Attachment, Email, SpamCheck } from '../../contract/emails.js';
 import { extractReplyHtml } from '../../mail/extract-reply-html.js';
 import { extractReplyText } from '../../mail/extract-reply.js';
 import { LIST_TEXT_LIMIT, previewOf } from '../../mail/list-columns.js';
+import { CLEAR } from '../../mail/screening/screen.js';
 import type { AttachmentRow, LabelRef, MessageRow, MessageWithBody } from '../../store/messages.js';
 
 /** The Email object of the API (source 2.1 plus contract 4), as src/contract/emails.ts declares it. */
@@ -85,6 +86,8 @@ export function toUnextractedView(row: MessageRow | MessageWithBody, ctx: ViewCo
     references: JSON.parse(row.refs) as string[],
     authResults: row.auth_results ? (JSON.parse(row.auth_results) as unknown) : null,
     spam: row.spam ? (JSON.parse(row.spam) as SpamCheckView) : null,
+    // Mail not screened (sent copies, mail stored before screening) reads as clear.
+    screening: row.screening ? (JSON.parse(row.screening) as EmailView['screening']) : CLEAR,
   };
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
