@@ -55,6 +55,11 @@ export const Email = z
     inReplyTo: z.string().nullable(),
     references: z.array(z.string()),
     authResults: z.unknown(),
+    autoReply: z.boolean().openapi({
+      description:
+        'Received mail a machine sent: Auto-Submitted other than no, Precedence bulk, junk or list, ' +
+        'X-Autoreply or X-Autorespond, or a null envelope sender (a bounce). False on mail this account sent.',
+    }),
     delivery: z.array(z.object({ recipient: z.string(), status: z.string() })).optional(),
     addressTotals: z
       .object({

@@ -34,7 +34,8 @@ export async function deliver(
   try {
     const inboxes = recipients.map((r) => r.inbox);
     const inboxFolders = recipients.map((r) => r.inboxFolder);
-    const filed = await receiveMessage(deps, { raw, inboxes, inboxFolders, authResults, spam });
+    const nullSender = !session.envelope.mailFrom || session.envelope.mailFrom.address === '';
+    const filed = await receiveMessage(deps, { raw, inboxes, inboxFolders, authResults, spam, nullSender });
     return `2.0.0 Ok: stored ${filed.map((f) => f.uid).join(',')}`;
   } catch (error) {
     log.error({ err: error, session: session.id }, 'storing an inbound message failed');

@@ -15,6 +15,7 @@ import { MetricsStore } from './metrics.js';
 import { OAuthAttemptStore } from './oauth-attempts.js';
 import { ResetStore } from './reset.js';
 import { Sealer } from './sealing.js';
+import { SendLogStore } from './send-log.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
 import { WebhookDeliveryStore } from './webhook-deliveries.js';
@@ -43,6 +44,7 @@ export function createStore(db: Db, secret: string) {
     labels: new LabelStore(db),
     events: new EventStore(db),
     deliveries: new DeliveryStore(db),
+    sendLog: new SendLogStore(db),
     idempotency: new IdempotencyStore(db),
     webhooks: new WebhookStore(db, sealer),
     webhookDeliveries: new WebhookDeliveryStore(db, sealer),

@@ -44,6 +44,7 @@ const LIST_COLUMNS = [
   'list_extracted_text',
   'source_id',
   'list_text',
+  'auto_reply',
 ] as const;
 
 /**

@@ -69,6 +69,7 @@ function jobMessage(job: IngestJob) {
     inboxes: job.inboxes,
     authResults: job.authResults,
     spam: job.spam,
+    nullSender: job.nullSender,
     receivedAt: new Date(job.receivedAt),
   };
 }

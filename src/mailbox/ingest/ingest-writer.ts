@@ -19,6 +19,7 @@ export interface IngestJob {
   folders: FolderRow[];
   authResults: unknown;
   spam: boolean;
+  nullSender: boolean;
   receivedAt: string;
 }
 
@@ -62,6 +63,7 @@ export class IngestWriter implements Ingest {
       folders,
       authResults: message.authResults,
       spam: message.spam ?? false,
+      nullSender: message.nullSender ?? false,
       receivedAt: (message.receivedAt ?? new Date()).toISOString(),
     });
     deps.bus.publish(reply.events);

@@ -1,3 +1,4 @@
+import { isAutomatic } from '../../mail/automatic.js';
 import type { ParsedEmail } from '../../mail/types.js';
 import type { EventRow } from '../../store/events.js';
 import type { FolderRow } from '../../store/folders.js';
@@ -16,6 +17,8 @@ export interface InboundMessage {
   /** The INBOX folder of each inbox, where the caller read it already (SMTP, with the recipient). */
   inboxFolders?: (FolderRow | undefined)[];
   authResults?: unknown;
+  /** The envelope sender was null (`MAIL FROM:<>`): a bounce or another automatic reply. */
+  nullSender?: boolean;
   /** File into Spam instead of INBOX (DMARC reject). */
   spam?: boolean;
   receivedAt?: Date;
@@ -130,6 +133,7 @@ export async function fileForEach(
   const receivedAt = message.receivedAt ?? new Date();
   const filed: Filed[] = [];
   const into = folders ?? (await inboundFolders(deps, message));
+  const automatic = message.nullSender === true || isAutomatic(parsed.headers);
   // One source for every copy: the first copy stores it, the others point at it.
   let sourceId = message.sourceId;
   for (const [i, inbox] of message.inboxes.entries()) {
@@ -142,6 +146,7 @@ export async function fileForEach(
       flags: [],
       receivedAt,
       authResults: message.authResults,
+      autoReply: automatic,
       sourceId,
     });
     sourceId = row.source_id;

@@ -82,6 +82,7 @@ export function toUnextractedView(row: MessageRow | MessageWithBody, ctx: ViewCo
     inReplyTo: row.in_reply_to,
     references: JSON.parse(row.refs) as string[],
     authResults: row.auth_results ? (JSON.parse(row.auth_results) as unknown) : null,
+    autoReply: row.auto_reply === 1,
   };
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
