@@ -6,6 +6,7 @@ import { registerCompose } from './pages/compose.js';
 import { registerInboxes } from './pages/inboxes.js';
 import { registerKeys } from './pages/keys.js';
 import { registerLabels } from './pages/labels.js';
+import { registerInboxSettings } from './pages/inbox-settings.js';
 import type { StreamFeed } from './pages/mail-actions.js';
 import { registerMailActions } from './pages/mail-actions.js';
 import { registerMailList } from './pages/mail-list.js';
@@ -31,5 +32,6 @@ export function registerDashboard(app: Hono<AppEnv>, streamFeed: StreamFeed): vo
   registerKeys(app);
   registerWebhooks(app);
   registerLabels(app);
+  registerInboxSettings(app);
   registerAdminPages(app);
 }
