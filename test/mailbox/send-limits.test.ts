@@ -9,6 +9,8 @@ import { createDraft, sendDraft } from '../../src/mailbox/drafts/drafts.js';
 import { replyToEmail } from '../../src/mailbox/sending/reply-forward.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
+import { buildDeps } from '../../src/mailbox/runtime.js';
+import { createStore } from '../../src/store/index.js';
 import { inProcessInbox } from '../helpers/in-process.js';
 
 // The owner's send rules of contract 14 (inbox settings, send limits, the loop guard), on the
@@ -103,6 +105,31 @@ describe('inbox settings and send limits', () => {
     );
     expect(outcomes.filter((o) => o === null)).toHaveLength(3);
     expect(outcomes.filter((o) => o?.code === 'rate_limited')).toHaveLength(3);
+    expect(await sentSubjects()).toHaveLength(3);
+  });
+
+  it('lets no more than the limit through when two nodes race (two stores, one database)', async () => {
+    await settings({ limits: { perHour: 3 } });
+    // A second node: its own store and group commit (its own transactions) over the same database.
+    const other = buildDeps({
+      mode: 'cli',
+      store: createStore(deps.store.db, 'a test secret of enough length'),
+      config: deps.config,
+      log: deps.log,
+    });
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        refusalOf(
+          sendEmail(i % 2 ? other : deps, userId, {
+            from: inbox.address,
+            to: [`n${i}@example.com`],
+            subject: `node race ${i}`,
+            text: 'hi',
+          }),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === null)).toHaveLength(3);
     expect(await sentSubjects()).toHaveLength(3);
   });
 
