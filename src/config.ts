@@ -8,6 +8,7 @@ const bool = z
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
 /** Seconds; fractions allowed so tests can use tiny values. */
 const seconds = z.coerce.number().positive();
 const optionalPath = z.string().min(1).optional();
@@ -310,6 +311,24 @@ export const settings = {
     schema: positiveInt,
     default: 50,
     help: 'waits for mail (GET /emails?wait=, MCP wait_for_email) one API key may hold at once on this process; 429 beyond',
+  },
+  sendLimitPerHour: {
+    env: 'MAILROOM_SEND_LIMIT_PER_HOUR',
+    schema: nonNegativeInt,
+    default: 500,
+    help: 'recipients an inbox may send to in any hour unless its settings say otherwise (0: no limit); a send past it is 429',
+  },
+  sendLimitPerDay: {
+    env: 'MAILROOM_SEND_LIMIT_PER_DAY',
+    schema: nonNegativeInt,
+    default: 2000,
+    help: 'recipients an inbox may send to in any 24 hours unless its settings say otherwise (0: no limit); a send past it is 429',
+  },
+  loopLimit: {
+    env: 'MAILROOM_LOOP_LIMIT',
+    schema: positiveInt,
+    default: 20,
+    help: 'messages an inbox may send to one address in any 10 minutes (the loop guard); one more is 429 loop_detected',
   },
   authFailureLimit: {
     env: 'MAILROOM_AUTH_FAILURE_LIMIT',

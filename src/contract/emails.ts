@@ -96,6 +96,11 @@ export const Email = z
       description: "rspamd's verdict when MAILROOM_RSPAMD_URL was set as it arrived; null when not checked",
     }),
     screening: Screening,
+    autoReply: z.boolean().openapi({
+      description:
+        'Received mail a machine sent: Auto-Submitted other than no, Precedence bulk, junk or list, ' +
+        'X-Autoreply or X-Autorespond, or a null envelope sender (a bounce). False on mail this account sent.',
+    }),
     delivery: z.array(z.object({ recipient: z.string(), status: z.string() })).optional(),
     addressTotals: z
       .object({

@@ -48,6 +48,25 @@ export const EmailBouncedEvent = z
   })
   .openapi('EmailBouncedEvent');
 
+export const InboxLoopDetectedEvent = z
+  .object({
+    id: eventId,
+    type: z.literal('inbox.loop_detected'),
+    created_at: createdAt,
+    data: z
+      .object({
+        account,
+        address: z.string().openapi({ description: 'the recipient the loop guard refused' }),
+        count: z.number().int().openapi({ description: 'messages sent to it within the window' }),
+        windowMinutes: z.number().int().openapi({ example: 10 }),
+      })
+      .openapi({
+        description:
+          'raised once, at the first send the loop guard refused since it last let mail to this address through',
+      }),
+  })
+  .openapi('InboxLoopDetectedEvent');
+
 export const WebhookTestEvent = z
   .object({
     id: eventId,
@@ -58,7 +77,13 @@ export const WebhookTestEvent = z
   .openapi('WebhookTestEvent');
 
 export const MailroomEvent = z
-  .discriminatedUnion('type', [EmailReceivedEvent, EmailSentEvent, EmailBouncedEvent, WebhookTestEvent])
+  .discriminatedUnion('type', [
+    EmailReceivedEvent,
+    EmailSentEvent,
+    EmailBouncedEvent,
+    InboxLoopDetectedEvent,
+    WebhookTestEvent,
+  ])
   .openapi('MailroomEvent');
 
 /** Each event type as an OpenAPI 3.1 webhook: what Mailroom POSTs to a webhook's URL. */
@@ -66,6 +91,7 @@ export const EVENT_SCHEMAS = {
   'email.received': EmailReceivedEvent,
   'email.sent': EmailSentEvent,
   'email.bounced': EmailBouncedEvent,
+  'inbox.loop_detected': InboxLoopDetectedEvent,
   'webhook.test': WebhookTestEvent,
 } as const;
 

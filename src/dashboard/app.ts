@@ -7,6 +7,7 @@ import { registerInboxes } from './pages/inboxes.js';
 import { registerKeys } from './pages/keys.js';
 import { registerLabels } from './pages/labels.js';
 import { registerLists } from './pages/lists.js';
+import { registerInboxSettings } from './pages/inbox-settings.js';
 import type { StreamFeed } from './pages/mail-actions.js';
 import { registerMailActions } from './pages/mail-actions.js';
 import { registerMailList } from './pages/mail-list.js';
@@ -33,5 +34,6 @@ export function registerDashboard(app: Hono<AppEnv>, streamFeed: StreamFeed): vo
   registerWebhooks(app);
   registerLabels(app);
   registerLists(app);
+  registerInboxSettings(app);
   registerAdminPages(app);
 }

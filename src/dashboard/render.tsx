@@ -239,6 +239,7 @@ const NOTICES: Record<string, string> = {
     'The mailbox is connected with the access the provider gave (no password is kept). Its mail appears as the first sync goes on.',
   'inbox-removed': 'The inbox and its mail were removed.',
   'label-created': 'The label was created.',
+  'settings-saved': "The inbox's settings were saved. They hold for its next send.",
   'label-saved': 'The label was saved.',
   'label-deleted': 'The label was deleted.',
   'list-added': 'The entry was added.',

@@ -42,6 +42,30 @@ export interface InboxesTable {
   sync_error: string | null;
   last_sync_at: string | null;
   created_at: string;
+  /** Inbox settings (contract 14, migration 021): how it may send, and whether sending is paused. */
+  send_mode: Generated<InboxSendMode>;
+  paused: Generated<number>;
+  /** Recipients it may send to an hour, a day; NULL: the server's default; 0: no limit. */
+  send_limit_per_hour: number | null;
+  send_limit_per_day: number | null;
+}
+
+/** Contract 15's modes; the approval ones arrive with approvals (issue 29). */
+export type InboxSendMode = 'autonomous' | 'approve_new' | 'approve_all' | 'read_only';
+
+/** One recipient of one message an inbox sent (migration 021), kept a day: the send counters. */
+export interface SendLogTable {
+  id: Generated<number>;
+  inbox_id: number;
+  address: string;
+  sent_at: string;
+}
+
+/** When the loop guard last raised inbox.loop_detected for an inbox and an address (migration 021). */
+export interface LoopAlertsTable {
+  inbox_id: number;
+  address: string;
+  raised_at: string;
 }
 
 export interface FoldersTable {
@@ -114,6 +138,8 @@ export interface MessagesTable {
   spam: string | null;
   /** JSON: what screening found when the message was received (migration 022); NULL when not screened. */
   screening: string | null;
+  /** Received mail a machine sent (migration 021): the Email's autoReply. */
+  auto_reply: Generated<number>;
 }
 
 /**
@@ -345,4 +371,6 @@ export interface Database {
   oauth_attempts: OAuthAttemptsTable;
   address_lists: AddressListsTable;
   suppressions: SuppressionsTable;
+  send_log: SendLogTable;
+  loop_alerts: LoopAlertsTable;
 }

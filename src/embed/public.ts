@@ -59,6 +59,11 @@ export interface MailroomSettings {
   rateLimit?: number;
   /** Waits for mail one API key may hold at once (MAILROOM_MAX_WAITS_PER_KEY, default 50). */
   maxWaitsPerKey?: number;
+  /** Recipients an inbox may send to an hour, a day, unless its settings say otherwise (0: none). */
+  sendLimitPerHour?: number;
+  sendLimitPerDay?: number;
+  /** Messages an inbox may send to one address in 10 minutes (MAILROOM_LOOP_LIMIT, default 20). */
+  loopLimit?: number;
   authFailureLimit?: number;
   adminToken?: string;
   metricsToken?: string;

@@ -16,6 +16,7 @@ import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
 import { serveOpenApiDocument } from './openapi-document.js';
 import { registerAccountRoutes } from './routes/accounts.js';
+import { registerInboxSettingsRoutes } from './routes/inbox-settings.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
 import { registerDraftRoutes } from './routes/drafts.js';
@@ -95,6 +96,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   api.use('*', bodyCheck);
   registerMcpRoutes(root, [throttled, authenticate, limiter, bodyCheck]);
   registerAccountRoutes(api);
+  registerInboxSettingsRoutes(api);
   registerDraftRoutes(api); // before /emails/{id} routes: /emails/drafts/... is literal
   registerSendRoutes(api);
   registerEmailReadRoutes(api);

@@ -5,7 +5,7 @@ import type { ZodError } from 'zod';
 import { validationMessage, zodDetails } from '../contract/validation-messages.js';
 import type { ContractErrorCode } from '../contract/error-codes.js';
 import type { ErrorDetail } from '../mailbox/errors.js';
-import { mailroomErrorOf } from '../mailbox/errors.js';
+import { TryLater, mailroomErrorOf } from '../mailbox/errors.js';
 
 /** The one place where error codes become HTTP statuses (contract 3). */
 const STATUS: Record<ContractErrorCode, ContentfulStatusCode> = {
@@ -17,10 +17,12 @@ const STATUS: Record<ContractErrorCode, ContentfulStatusCode> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  inbox_paused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  loop_detected: 429,
   upstream_error: 502,
   unavailable: 503,
   internal_error: 500,
@@ -58,6 +60,7 @@ export function handleError(error: unknown, c: Context) {
     );
     c.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
   }
+  if (known instanceof TryLater) c.header('Retry-After', String(known.retryAfterSeconds));
   if (known) return sendError(c, known.code, known.message, known.details);
   const framework = frameworkError(error);
   if (framework) return sendError(c, framework.code, framework.message);

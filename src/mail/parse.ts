@@ -33,7 +33,9 @@ const PARSER_OPTIONS: SimpleParserOptions = {
 
 const KEPT_HEADERS = new Set([
   ...'list-id list-unsubscribe list-unsubscribe-post list-post precedence auto-submitted'.split(' '),
-  ...'x-auto-response-suppress x-autoreply x-mailer user-agent content-type received'.split(' '),
+  ...'x-auto-response-suppress x-autoreply x-autorespond x-mailer user-agent content-type received'.split(
+    ' ',
+  ),
   ...'return-path sender delivered-to x-original-to authentication-results'.split(' '),
 ]);
 const MAX_HEADER_VALUE = 4096;

@@ -74,6 +74,29 @@ export class Unprocessable extends MailroomError {
   }
 }
 
+/** A refusal that passes with time (a send limit, the loop guard): the doors say when to retry. */
+export class TryLater extends MailroomError {
+  constructor(
+    code: 'rate_limited' | 'loop_detected',
+    message: string,
+    readonly retryAfterSeconds: number,
+    details?: ErrorDetail[],
+  ) {
+    super(code, message, details);
+  }
+}
+
+/** Sending from this inbox is paused by its owner (contract 14); receiving goes on. */
+export class InboxPaused extends MailroomError {
+  constructor(address: string) {
+    super(
+      'inbox_paused',
+      `sending from ${address} is paused in its settings; receiving goes on. ` +
+        'Its owner resumes it (PATCH /api/v1/accounts/{address}/settings {"paused": false}, or the dashboard)',
+    );
+  }
+}
+
 export class Upstream extends MailroomError {
   constructor(message: string) {
     super('upstream_error', message);

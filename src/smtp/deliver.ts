@@ -26,6 +26,7 @@ export async function deliver(
     const inboxes = recipients.map((r) => r.inbox);
     const inboxFolders = recipients.map((r) => r.inboxFolder);
     const receiveLists = recipients.map((r) => r.receiveLists);
+    const nullSender = !session.envelope.mailFrom || session.envelope.mailFrom.address === '';
     filed = await receiveMessage(deps, {
       raw,
       inboxes,
@@ -34,6 +35,7 @@ export async function deliver(
       authResults,
       spam,
       spamCheck,
+      nullSender,
     });
   } catch (error) {
     log.error({ err: error, session: session.id }, 'storing an inbound message failed');

@@ -6,6 +6,11 @@ import { removeUnusedSources } from './message-sources.js';
 
 export type InboxRow = Selectable<InboxesTable>;
 
+/** What an inbox's owner may change of its settings (contract 14). */
+export type InboxSettingsPatch = Partial<
+  Pick<InboxRow, 'send_mode' | 'paused' | 'send_limit_per_hour' | 'send_limit_per_day'>
+>;
+
 /** The folders every inbox has, with their RFC 6154 special-use roles. */
 export const STANDARD_FOLDERS = [
   { name: 'INBOX', specialUse: '\\Inbox' },
@@ -138,6 +143,12 @@ export class InboxStore {
     await this.db.run(
       this.db.kysely.updateTable('inboxes').set({ remote_config: sealed }).where('id', '=', id),
     );
+  }
+
+  /** Changes an inbox's settings (contract 14); absent members stay. */
+  async updateSettings(id: number, patch: InboxSettingsPatch): Promise<void> {
+    if (Object.keys(patch).length === 0) return;
+    await this.db.run(this.db.kysely.updateTable('inboxes').set(patch).where('id', '=', id));
   }
 
   async setSyncState(

@@ -18,6 +18,7 @@ import { OAuthAttemptStore } from './oauth-attempts.js';
 import { ResetStore } from './reset.js';
 import { SuppressionStore } from './suppressions.js';
 import { Sealer } from './sealing.js';
+import { SendLogStore } from './send-log.js';
 import { ThreadStore } from './threads.js';
 import { UserStore } from './users.js';
 import { WebhookDeliveryStore } from './webhook-deliveries.js';
@@ -47,6 +48,7 @@ export function createStore(db: Db, secret: string) {
     labels: new LabelStore(db),
     events: new EventStore(db),
     deliveries: new DeliveryStore(db),
+    sendLog: new SendLogStore(db),
     idempotency: new IdempotencyStore(db),
     webhooks: new WebhookStore(db, sealer),
     addressLists: new AddressListStore(db),

@@ -46,6 +46,7 @@ const LIST_COLUMNS = [
   'list_text',
   'spam',
   'screening',
+  'auto_reply',
 ] as const;
 
 /**

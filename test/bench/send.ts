@@ -47,7 +47,14 @@ export async function runSend(
   concurrency = 10,
 ): Promise<{ local: SendResult; relay: SendResult }> {
   const relay = await startCaptureServer();
-  const server = await startMailroom({ MAILROOM_OUTBOUND: 'relay', MAILROOM_RELAY_URL: relay.url });
+  // Every send to one address: limits high enough to let them all through, still counted and checked.
+  const server = await startMailroom({
+    MAILROOM_OUTBOUND: 'relay',
+    MAILROOM_RELAY_URL: relay.url,
+    MAILROOM_LOOP_LIMIT: String(count * 2),
+    MAILROOM_SEND_LIMIT_PER_HOUR: String(count * 4),
+    MAILROOM_SEND_LIMIT_PER_DAY: String(count * 4),
+  });
   const base = `http://127.0.0.1:${server.httpPort}`;
   const from = 'agent@mailroom.test';
   try {

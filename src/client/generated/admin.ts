@@ -168,7 +168,7 @@ export interface components {
                  * @example validation_error
                  * @enum {string}
                  */
-                code: "validation_error" | "invalid_json" | "unauthorized" | "forbidden" | "recipient_blocked" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "upstream_error" | "unavailable" | "internal_error";
+                code: "validation_error" | "invalid_json" | "unauthorized" | "forbidden" | "recipient_blocked" | "not_found" | "method_not_allowed" | "conflict" | "inbox_paused" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "loop_detected" | "upstream_error" | "unavailable" | "internal_error";
                 message: string;
                 details?: {
                     path: string;

@@ -18,6 +18,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{address}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An inbox's settings: mode, paused, send limits and the counts sent (needs read) */
+        get: operations["getInboxSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an inbox's mode, pause, or send limits (needs manage) */
+        patch: operations["updateInboxSettings"];
+        trace?: never;
+    };
     "/emails/drafts": {
         parameters: {
             query?: never;
@@ -612,6 +630,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "inbox.loop_detected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The inbox.loop_detected event, as a webhook receives it (signed per Standard Webhooks) and GET /events streams it */
+        post: operations["inboxLoop_detectedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -688,6 +723,8 @@ export interface components {
             authResults?: unknown;
             spam: components["schemas"]["SpamCheck"];
             screening: components["schemas"]["Screening"];
+            /** @description Received mail a machine sent: Auto-Submitted other than no, Precedence bulk, junk or list, X-Autoreply or X-Autorespond, or a null envelope sender (a bounce). False on mail this account sent. */
+            autoReply: boolean;
             delivery?: {
                 recipient: string;
                 status: string;
@@ -791,6 +828,34 @@ export interface components {
                 };
             };
         };
+        InboxLoopDetectedEvent: {
+            /**
+             * @description also the webhook-id header
+             * @example evt_9f2kq81
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "inbox.loop_detected";
+            /** @example 2026-11-21T05:40:00.000Z */
+            created_at: string;
+            /** @description raised once, at the first send the loop guard refused since it last let mail to this address through */
+            data: {
+                /**
+                 * @description the inbox
+                 * @example agent@mailroom.test
+                 */
+                account: string;
+                /** @description the recipient the loop guard refused */
+                address: string;
+                /** @description messages sent to it within the window */
+                count: number;
+                /** @example 10 */
+                windowMinutes: number;
+            };
+        };
         WebhookTestEvent: {
             /**
              * @description also the webhook-id header
@@ -812,7 +877,7 @@ export interface components {
                 message: string;
             };
         };
-        MailroomEvent: components["schemas"]["EmailReceivedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["WebhookTestEvent"];
+        MailroomEvent: components["schemas"]["EmailReceivedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["InboxLoopDetectedEvent"] | components["schemas"]["WebhookTestEvent"];
         Account: {
             address: string;
             /** @enum {string} */
@@ -839,7 +904,7 @@ export interface components {
                  * @example validation_error
                  * @enum {string}
                  */
-                code: "validation_error" | "invalid_json" | "unauthorized" | "forbidden" | "recipient_blocked" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "upstream_error" | "unavailable" | "internal_error";
+                code: "validation_error" | "invalid_json" | "unauthorized" | "forbidden" | "recipient_blocked" | "not_found" | "method_not_allowed" | "conflict" | "inbox_paused" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "loop_detected" | "upstream_error" | "unavailable" | "internal_error";
                 message: string;
                 details?: {
                     path: string;
@@ -852,6 +917,35 @@ export interface components {
                      */
                     reason?: "blocked" | "not_allowed" | "suppressed";
                 }[];
+            };
+        };
+        InboxSettings: {
+            /**
+             * @description autonomous: sends go out; read_only: sends refused (403). approve_new and approve_all come with approvals
+             * @enum {string}
+             */
+            mode: "autonomous" | "approve_new" | "approve_all" | "read_only";
+            /** @description sends refused with 409 inbox_paused; receiving goes on */
+            paused: boolean;
+            /** @description recipients it may send to in any hour, in any 24 hours; 0: no limit */
+            limits: {
+                perHour: number;
+                perDay: number;
+            };
+            /** @description recipients it sent to in the last hour and the last 24 hours (refused sends not counted) */
+            sent: {
+                lastHour: number;
+                lastDay: number;
+            };
+        };
+        UpdateInboxSettings: {
+            /** @enum {string} */
+            mode?: "autonomous" | "approve_new" | "approve_all" | "read_only";
+            paused?: boolean;
+            /** @description each limit a number of recipients (0: none), or null for the server's default */
+            limits?: {
+                perHour?: number | null;
+                perDay?: number | null;
             };
         };
         Draft: {
@@ -1189,7 +1283,7 @@ export interface components {
              */
             url: string;
             /** @description event kinds to deliver */
-            events: ("email.received" | "email.sent" | "email.bounced")[];
+            events: ("email.received" | "email.sent" | "email.bounced" | "inbox.loop_detected")[];
             /** @description only events of these inboxes; null or absent: all of your inboxes */
             accounts?: string[] | null;
             /** @description also email.received for mail filed into Spam (rspamd, DMARC); absent on create: false */
@@ -1203,7 +1297,7 @@ export interface components {
              */
             url?: string;
             /** @description event kinds to deliver */
-            events?: ("email.received" | "email.sent" | "email.bounced")[];
+            events?: ("email.received" | "email.sent" | "email.bounced" | "inbox.loop_detected")[];
             /** @description only events of these inboxes; null or absent: all of your inboxes */
             accounts?: string[] | null;
             /** @description also email.received for mail filed into Spam (rspamd, DMARC); absent on create: false */
@@ -1358,6 +1452,276 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInboxSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inbox's settings and the recipients it sent to lately */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            settings: components["schemas"]["InboxSettings"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account is not one of your inboxes */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateInboxSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateInboxSettings"];
+            };
+        };
+        responses: {
+            /** @description The inbox's settings and the recipients it sent to lately */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            settings: components["schemas"]["InboxSettings"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account is not one of your inboxes */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not sent as application/json */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A mode this server cannot apply yet (approve_new, approve_all) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1972,7 +2336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used with a different request */
+            /** @description The Idempotency-Key was used with a different request, or sending from the inbox is paused (inbox_paused) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2020,7 +2384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited */
+            /** @description A send limit (rate_limited, naming perHour or perDay) or the loop guard (loop_detected) refused it: retry after Retry-After */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2150,7 +2514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used with a different request */
+            /** @description The Idempotency-Key was used with a different request, or sending from the inbox is paused (inbox_paused) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2198,7 +2562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited */
+            /** @description A send limit (rate_limited, naming perHour or perDay) or the loop guard (loop_detected) refused it: retry after Retry-After */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2335,7 +2699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used with a different request */
+            /** @description The Idempotency-Key was used with a different request, or sending from the inbox is paused (inbox_paused) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2383,7 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited */
+            /** @description A send limit (rate_limited, naming perHour or perDay) or the loop guard (loop_detected) refused it: retry after Retry-After */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2520,7 +2884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used with a different request */
+            /** @description The Idempotency-Key was used with a different request, or sending from the inbox is paused (inbox_paused) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2568,7 +2932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited */
+            /** @description A send limit (rate_limited, naming perHour or perDay) or the loop guard (loop_detected) refused it: retry after Retry-After */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7153,6 +7517,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EmailBouncedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges it; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    inboxLoop_detectedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InboxLoopDetectedEvent"];
             };
         };
         responses: {

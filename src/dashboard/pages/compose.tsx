@@ -9,6 +9,7 @@ import { readEmail } from '../../mailbox/reading/read.js';
 import type { AttachmentInput } from '../../mailbox/sending/outgoing-input.js';
 import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
 import { sendEmail } from '../../mailbox/sending/send.js';
+import { sendRefusalWords } from './inbox-settings.js';
 import { CreateDraftBody, ForwardBody, ReplyBody, SendBody, UpdateDraftBody } from '../../contract/send.js';
 import { parseWithContract } from '../../contract/validation-messages.js';
 import { Csrf, problemOf, renderPage, when } from '../render.js';
@@ -264,7 +265,9 @@ export function registerCompose(app: Hono<AppEnv>): void {
         }
         return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
       } catch (error) {
-        const { error: message, status } = problemOf(error);
+        const problem = problemOf(error);
+        const status = problem.status;
+        const message = sendRefusalWords(error, account) ?? problem.error;
         let original: EmailView | undefined;
         if (mode !== 'new')
           original = await readEmail(deps, userId, account, Number(form.uid) || 0).catch(() => undefined);

@@ -93,6 +93,9 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
                     >
                       Lists
                     </a>
+                    <a href={`/inboxes/${encodeURIComponent(inbox.address)}/settings`} class="button">
+                      Settings<span class="visually-hidden"> of {inbox.address}</span>
+                    </a>
                     <PostButton
                       session={session}
                       action="/inboxes/remove"

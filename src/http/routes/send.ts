@@ -23,7 +23,12 @@ const error = (description: string) => ({
 
 /** Errors every sending route may add to the common ones. */
 export const sendingErrors = {
-  409: error('The Idempotency-Key was used with a different request'),
+  409: error(
+    'The Idempotency-Key was used with a different request, or sending from the inbox is paused (inbox_paused)',
+  ),
+  429: error(
+    'A send limit (rate_limited, naming perHour or perDay) or the loop guard (loop_detected) refused it: retry after Retry-After',
+  ),
   413: error('The message is over the size limit'),
   422: error('The inbox cannot send'),
   502: remoteErrors[502],

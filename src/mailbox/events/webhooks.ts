@@ -15,7 +15,7 @@ import type { MailboxDeps } from '../deps.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 
 /** The event kinds a webhook can subscribe to (contract 7). */
-export const EVENT_KINDS = ['email.received', 'email.sent', 'email.bounced'] as const;
+export const EVENT_KINDS = ['email.received', 'email.sent', 'email.bounced', 'inbox.loop_detected'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 export type WebhookView = z.infer<typeof Webhook>;

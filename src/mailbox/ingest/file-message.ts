@@ -30,6 +30,8 @@ export interface FileInput {
   /** bcc recipients, known only on mail this account sent. */
   bcc?: string[];
   delivery?: DeliveryView[];
+  /** Received mail a machine sent (isAutomatic, or a null envelope sender): the Email's autoReply. */
+  autoReply?: boolean;
   /** Reuse this uid instead of allocating one (a draft sent keeps its uid). */
   uid?: number;
   threadId?: string;
@@ -107,6 +109,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     trashed_at: null,
     address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
     spam: input.spamCheck ? JSON.stringify(input.spamCheck) : null,
+    auto_reply: input.autoReply ? 1 : 0,
     // What a list page shows of the text, worked out once here instead of on every page.
     ...listColumnsOf(parsed.text),
     screening: storedScreening(parsed, input.authResults, input.spamCheck),

@@ -70,6 +70,7 @@ function jobMessage(job: IngestJob) {
     authResults: job.authResults,
     spam: job.spam,
     spamCheck: job.spamCheck,
+    nullSender: job.nullSender,
     receivedAt: new Date(job.receivedAt),
   };
 }

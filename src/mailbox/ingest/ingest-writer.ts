@@ -21,6 +21,7 @@ export interface IngestJob {
   authResults: unknown;
   spam: boolean;
   spamCheck: SpamCheckView | undefined;
+  nullSender: boolean;
   receivedAt: string;
 }
 
@@ -65,6 +66,7 @@ export class IngestWriter implements Ingest {
       authResults: message.authResults,
       spam: message.spam ?? false,
       spamCheck: message.spamCheck,
+      nullSender: message.nullSender ?? false,
       receivedAt: (message.receivedAt ?? new Date()).toISOString(),
     });
     deps.bus.publish(reply.events);

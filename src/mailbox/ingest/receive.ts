@@ -1,3 +1,4 @@
+import { isAutomatic } from '../../mail/automatic.js';
 import type { ParsedEmail } from '../../mail/types.js';
 import type { ListEntryRow } from '../../store/address-lists.js';
 import type { EventRow } from '../../store/events.js';
@@ -23,6 +24,8 @@ export interface InboundMessage {
   /** The receive lists of each inbox, where the caller read them already (SMTP, at RCPT TO). */
   receiveLists?: (ListEntryRow[] | undefined)[];
   authResults?: unknown;
+  /** The envelope sender was null (`MAIL FROM:<>`): a bounce or another automatic reply. */
+  nullSender?: boolean;
   /** File into Spam instead of INBOX for every inbox (rspamd's action, or DMARC). */
   spam?: boolean;
   /** rspamd's verdict, stored on each copy, when it was asked. */
@@ -152,6 +155,7 @@ export async function fileForEach(
   const receivedAt = message.receivedAt ?? new Date();
   const filed: Filed[] = [];
   const into = folders ?? (await inboundFolders(deps, message, parsed));
+  const automatic = message.nullSender === true || isAutomatic(parsed.headers);
   // One source for every copy: the first copy stores it, the others point at it.
   let sourceId = message.sourceId;
   for (const [i, inbox] of message.inboxes.entries()) {
@@ -165,6 +169,7 @@ export async function fileForEach(
       receivedAt,
       authResults: message.authResults,
       spamCheck: message.spamCheck,
+      autoReply: automatic,
       sourceId,
     });
     sourceId = row.source_id;

@@ -88,6 +88,7 @@ export function toUnextractedView(row: MessageRow | MessageWithBody, ctx: ViewCo
     spam: row.spam ? (JSON.parse(row.spam) as SpamCheckView) : null,
     // Mail not screened (sent copies, mail stored before screening) reads as clear.
     screening: row.screening ? (JSON.parse(row.screening) as EmailView['screening']) : CLEAR,
+    autoReply: row.auto_reply === 1,
   };
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];

@@ -67,6 +67,7 @@ export async function fileBounce(
     raw: notice.raw,
     flags: [],
     receivedAt: new Date(),
+    autoReply: true,
   });
   const sent = await store.messages.get(sentMessageId);
   const sentFolder = sent ? await store.folders.get(sent.folder_id) : undefined;

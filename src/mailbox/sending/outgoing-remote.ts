@@ -10,6 +10,8 @@ import { NotFound } from '../errors.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import { rememberResponse, replayIfSeen } from './idempotency.js';
+import { countSend } from '../limits/send-counters.js';
+import { recipientsOf } from './send-policy.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
 import { addFlag } from '../organising/message-lock.js';
 
@@ -47,7 +49,17 @@ export async function dispatchRemote<R>(
       (await store.folders.find(inbox.id, 'Sent'));
     if (!sent) throw new Error(`inbox ${inbox.address} has no Sent folder`);
 
-    const result = await remote.submit(composed.envelope, composed.raw);
+    // Counted before its server is asked (the mail leaves there), and forgotten if it refuses.
+    const at = new Date();
+    const counted = await store.db.transaction(() => countSend(deps, inbox, recipientsOf(out), at));
+    if (counted.refused) {
+      deps.bus.publish(counted.events);
+      throw counted.refused;
+    }
+    const result = await remote.submit(composed.envelope, composed.raw).catch(async (error: unknown) => {
+      await store.sendLog.forget(inbox.id, at);
+      throw error;
+    });
     const afterSend = async <T>(what: string, step: () => Promise<T>): Promise<T | null> => {
       try {
         return await step();

@@ -8,12 +8,14 @@ import { remoteOf } from '../backend.js';
 import type { BounceNotice } from './bounce.js';
 import { fileBounce, prepareBounce } from './bounce.js';
 import type { MailboxDeps } from '../deps.js';
+import type { TryLater } from '../errors.js';
 import { NotFound, TooLarge, ValidationFailed } from '../errors.js';
+import { countSend } from '../limits/send-counters.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import type { IdempotencyCheck, IdempotencyGuard } from './idempotency.js';
 import { checkIdempotency, idempotencyConflict, rememberResponse } from './idempotency.js';
 import { dispatchRemote } from './outgoing-remote.js';
-import { checkSendPolicy } from './send-policy.js';
+import { checkSendPolicy, recipientsOf } from './send-policy.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
 import { fileForEach } from '../ingest/receive.js';
 import { addFlag } from '../organising/message-lock.js';
@@ -23,7 +25,11 @@ type Route =
   | { address: string; kind: 'unknown' }
   | { address: string; kind: 'external' };
 
-type Work<R> = Exclude<IdempotencyCheck, null> | { kind: 'sent'; response: R } | { kind: 'draft-gone' };
+type Work<R> =
+  | Exclude<IdempotencyCheck, null>
+  | { kind: 'sent'; response: R }
+  | { kind: 'draft-gone' }
+  | { kind: 'refused'; error: TryLater };
 
 /**
  * Sends: the Sent copy (`\Seen`, bcc kept), local recipients' copies, a queue row per other
@@ -73,11 +79,18 @@ export async function dispatch<R>(
   const statusOf = (r: Route): DeliveryStatus =>
     r.kind === 'local' ? 'delivered' : r.kind === 'unknown' ? 'failed' : external;
 
+  const recipients = recipientsOf(out);
   const events: EventRow[] = [];
   const work = async (): Promise<Work<R>> => {
     events.length = 0;
     const seen = await checkIdempotency(deps, guard);
     if (seen) return seen;
+    // Returned, not thrown: a refusal must not roll back the batch it shares, nor its own event.
+    const counted = await countSend(deps, inbox, recipients, new Date());
+    if (counted.refused) {
+      events.push(...counted.events);
+      return { kind: 'refused', error: counted.refused };
+    }
     const { store } = deps;
     if (out.draft) {
       const current = await store.messages.get(out.draft.id);
@@ -138,6 +151,8 @@ export async function dispatch<R>(
       throw idempotencyConflict();
     case 'draft-gone':
       throw new NotFound(`no draft with uid ${out.draft?.uid} in ${inbox.address}`);
+    case 'refused':
+      throw result.error;
   }
 }
 

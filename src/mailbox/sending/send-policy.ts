@@ -1,5 +1,7 @@
 import { normalizeAddress, parseAddressList } from '../../mail/addresses.js';
+import type { InboxRow } from '../../store/inboxes.js';
 import type { MailboxDeps } from '../deps.js';
+import { Forbidden, InboxPaused } from '../errors.js';
 import { checkRecipientLists } from '../policy/send-check.js';
 import type { Outgoing } from './outgoing-types.js';
 
@@ -24,12 +26,24 @@ export function recipientsOf(out: Outgoing): OutgoingRecipient[] {
 /**
  * The owner's rules a send must pass before anything is saved or sent (contract 14), in the
  * contract's order; the first refusal is the answer. Reach and permission come first and are
- * checked by the verb itself (requireInbox, requirePermission) before it gets here.
+ * checked by the verb itself (requireInbox, requirePermission) before it gets here. The loop
+ * guard and the send limits come last, inside the send's own transaction (countSend), so their
+ * count and check hold across nodes.
  */
 export async function checkSendPolicy(deps: MailboxDeps, out: Outgoing): Promise<void> {
   const recipients = recipientsOf(out);
-  // 2. paused or mode (inbox settings)
+  checkSendSettings(out.inbox); // 2. paused or mode (inbox settings)
   await checkRecipientLists(deps, out.inbox, recipients); // 3. allow and block lists, suppressions
-  // 4. the loop guard
-  // 5. the send limits
+  // 4. the loop guard and 5. the send limits: countSend, in dispatch's transaction
+}
+
+/** Step 2: the inbox's owner paused its sending, or made it read-only. */
+function checkSendSettings(inbox: InboxRow): void {
+  if (inbox.paused === 1) throw new InboxPaused(inbox.address);
+  if (inbox.send_mode === 'read_only') {
+    throw new Forbidden(
+      `${inbox.address} is read-only (its settings' mode is read_only): it receives mail but sends none; ` +
+        'its owner can change the mode (PATCH /api/v1/accounts/{address}/settings, or the dashboard)',
+    );
+  }
 }

@@ -1,3 +1,4 @@
+import { isAutomatic } from '../../mail/automatic.js';
 import type { EventRow } from '../../store/events.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
@@ -7,6 +8,9 @@ import { fromFilesAsSpam, receiveListsOf } from '../policy/receive-check.js';
 import type { RemoteLookalikes } from './adopt.js';
 import { localCopyOf } from './adopt.js';
 import { normalFlags, sameFlags } from './remote-flags.js';
+
+/** Folders of the mailbox's own mail: what is there was not received, so it is never an autoReply. */
+const OWN_MAIL = new Set(['\\Sent', '\\Drafts']);
 
 /** A remote message as downloaded: its source with its flags and internal date. */
 export interface FetchedMessage {
@@ -86,6 +90,7 @@ export async function fileNewMail(
         raw: message.source,
         flags,
         receivedAt: date instanceof Date ? date : date ? new Date(date) : new Date(),
+        autoReply: !OWN_MAIL.has(folder.special_use ?? '') && isAutomatic(email.headers),
         uid: uid++,
       });
       await store.imapState.setRemoteUid(row.id, message.uid);

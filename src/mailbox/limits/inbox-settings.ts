@@ -1,0 +1,61 @@
+import type { InboxSettingsChanges, InboxSettingsView } from '../../contract/settings.js';
+import type { InboxRow, InboxSettingsPatch } from '../../store/inboxes.js';
+import { requireInbox } from '../access.js';
+import type { Caller } from '../caller.js';
+import { requirePermission } from '../caller.js';
+import type { MailboxDeps } from '../deps.js';
+import { Unprocessable } from '../errors.js';
+
+export const HOUR_MS = 60 * 60 * 1000;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** An inbox's send limits in recipients, its own or the server's (0: none). */
+export function limitsOf(deps: MailboxDeps, inbox: InboxRow): { perHour: number; perDay: number } {
+  return {
+    perHour: inbox.send_limit_per_hour ?? deps.config.sendLimitPerHour,
+    perDay: inbox.send_limit_per_day ?? deps.config.sendLimitPerDay,
+  };
+}
+
+/** `GET /accounts/{address}/settings`: the inbox's settings and what it sent lately (needs `read`). */
+export async function getInboxSettings(
+  deps: MailboxDeps,
+  caller: Caller,
+  account: string,
+): Promise<InboxSettingsView> {
+  requirePermission(caller, 'read');
+  return settingsOf(deps, await requireInbox(deps, caller.userId, account));
+}
+
+/**
+ * `PATCH /accounts/{address}/settings` (needs `manage`). A mode that asks for approval is refused
+ * until approvals exist (issue 29): accepting it would let every send go out unasked.
+ */
+export async function updateInboxSettings(
+  deps: MailboxDeps,
+  caller: Caller,
+  account: string,
+  changes: InboxSettingsChanges,
+): Promise<InboxSettingsView> {
+  requirePermission(caller, 'manage');
+  const inbox = await requireInbox(deps, caller.userId, account);
+  if (changes.mode === 'approve_new' || changes.mode === 'approve_all') {
+    throw new Unprocessable(
+      `mode ${changes.mode} needs sends to wait for approval, which this server does not do yet; ` +
+        'use autonomous, or read_only to refuse every send',
+    );
+  }
+  const patch: InboxSettingsPatch = {};
+  if (changes.mode !== undefined) patch.send_mode = changes.mode;
+  if (changes.paused !== undefined) patch.paused = changes.paused ? 1 : 0;
+  if (changes.limits?.perHour !== undefined) patch.send_limit_per_hour = changes.limits.perHour;
+  if (changes.limits?.perDay !== undefined) patch.send_limit_per_day = changes.limits.perDay;
+  await deps.store.inboxes.updateSettings(inbox.id, patch);
+  return settingsOf(deps, { ...inbox, ...patch });
+}
+
+async function settingsOf(deps: MailboxDeps, inbox: InboxRow): Promise<InboxSettingsView> {
+  const now = Date.now();
+  const sent = await deps.store.sendLog.counts(inbox.id, new Date(now - HOUR_MS), new Date(now - DAY_MS));
+  return { mode: inbox.send_mode, paused: inbox.paused === 1, limits: limitsOf(deps, inbox), sent };
+}
