@@ -12,6 +12,7 @@ import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
+import { NodeStore } from './nodes.js';
 import { OAuthAttemptStore } from './oauth-attempts.js';
 import { ResetStore } from './reset.js';
 import { Sealer } from './sealing.js';
@@ -48,6 +49,7 @@ export function createStore(db: Db, secret: string) {
     webhookDeliveries: new WebhookDeliveryStore(db, sealer),
     imapState: new ImapStateStore(db),
     health: new HealthStore(db),
+    nodes: new NodeStore(db),
     reset: new ResetStore(db),
   };
 }

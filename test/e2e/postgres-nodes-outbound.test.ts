@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
+import { mailroom } from '../helpers/cli.js';
 import { startCluster } from '../helpers/nodes.js';
 import type { Cluster } from '../helpers/nodes.js';
 import { eventually } from '../helpers/server.js';
@@ -13,9 +14,10 @@ const SENDS = 60;
 describe('API sends spread over three nodes on one PostgreSQL', { timeout: 300_000 }, () => {
   let capture: CaptureServer;
   let cluster: Cluster;
+  let databaseUrl: string;
   beforeAll(async () => {
     capture = await startCaptureServer();
-    const databaseUrl = await (await testPostgres()).createDatabase();
+    databaseUrl = await (await testPostgres()).createDatabase();
     cluster = await startCluster(databaseUrl, 3, {
       MAILROOM_OUTBOUND: 'relay',
       MAILROOM_RELAY_URL: capture.url,
@@ -44,13 +46,35 @@ describe('API sends spread over three nodes on one PostgreSQL', { timeout: 300_0
     await eventually(() => ids.every((id) => capturedFor(id) > 0), 120_000);
     // Every row settled: a node that also took a message would have handed it over by now.
     const settled = async () => {
+      // Once a second at most: the key's API rate limit is 600 requests a minute.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       const res = await cluster.nodes[0]!.api(`/emails?account=${cluster.inbox}&folder=Sent&limit=100`);
-      return (res.json.data.emails as { delivery: { status: string }[] }[]).every((e) =>
-        e.delivery.every((d) => d.status === 'delivered'),
+      const emails = res.status === 200 ? (res.json.data.emails as { delivery: { status: string }[] }[]) : [];
+      return (
+        emails.length === SENDS && emails.every((e) => e.delivery.every((d) => d.status === 'delivered'))
       );
     };
     await eventually(settled, 120_000);
     expect(ids.map(capturedFor)).toEqual(ids.map(() => 1));
     expect(capture.messages).toHaveLength(SENDS);
+  });
+
+  it('lists the nodes by their MAILROOM_NODE_ID, over the admin API and mailroom nodes, and logs under it', async () => {
+    const listed = await cluster.nodes[1]!.admin('/nodes');
+    expect(listed.status).toBe(200);
+    const ids = (listed.json.data.nodes as { id: string; version: string; lastSeenAt: string }[]).map(
+      (n) => n.id,
+    );
+    expect(ids.sort()).toEqual(['node-1', 'node-2', 'node-3']);
+    const cli = await mailroom(['nodes', '--json', '--database-url', databaseUrl], {});
+    expect(cli.code, cli.stderr).toBe(0);
+    expect((JSON.parse(cli.stdout).nodes as { id: string }[]).map((n) => n.id).sort()).toEqual(ids);
+    for (const node of cluster.nodes) {
+      const started = node
+        .stdout()
+        .split('\n')
+        .find((line) => line.includes('"msg":"mailroom started"'))!;
+      expect(JSON.parse(started).node).toBe(node.id);
+    }
   });
 });

@@ -14,6 +14,8 @@ export interface Node extends ServeProcess {
   id: string;
   /** A call to this node's API with the cluster's bootstrap key. */
   api(route: string, init?: { method?: string; body?: unknown }): Promise<Answer>;
+  /** A call to this node's admin API (/admin/v1) with the cluster's admin token. */
+  admin(route: string, init?: { method?: string; body?: unknown }): Promise<Answer>;
 }
 
 export interface Cluster {
@@ -22,10 +24,13 @@ export interface Cluster {
   nodes: Node[];
   /** Another node on the same database (after a kill, say). */
   add(): Promise<Node>;
+  /** The nodes not killed or stopped. */
+  running(): Node[];
   stop(): Promise<void>;
 }
 
 const KEY = `mr_live_${'n'.repeat(40)}`;
+export const ADMIN_TOKEN = 'nodes-test-admin-token-0123456789';
 const SECRET = 'c'.repeat(64);
 
 /**
@@ -52,22 +57,25 @@ export async function startCluster(
       MAILROOM_DOMAIN: 'nodes.test',
       MAILROOM_BOOTSTRAP_KEY: KEY,
       MAILROOM_NODE_ID: id,
+      MAILROOM_ADMIN_TOKEN: ADMIN_TOKEN,
       MAILROOM_INGEST_THREAD: 'false',
       MAILROOM_PARSE_THREADS: '0',
       ...env,
     });
+    const call = async (url: string, token: string, init: { method?: string; body?: unknown }) => {
+      const res = await fetch(url, {
+        method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      const text = await res.text();
+      return { status: res.status, json: text ? JSON.parse(text) : null };
+    };
     const node: Node = {
       ...serve,
       id,
-      async api(route, init = {}) {
-        const res = await fetch(`${serve.baseUrl}/api/v1${route}`, {
-          method: init.method ?? 'GET',
-          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        });
-        const text = await res.text();
-        return { status: res.status, json: text ? JSON.parse(text) : null };
-      },
+      api: (route, init = {}) => call(`${serve.baseUrl}/api/v1${route}`, KEY, init),
+      admin: (route, init = {}) => call(`${serve.baseUrl}/admin/v1${route}`, ADMIN_TOKEN, init),
     };
     nodes.push(node);
     return node;
@@ -79,8 +87,11 @@ export async function startCluster(
     inbox: 'agent@nodes.test',
     nodes,
     add,
+    running: () => nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null),
     async stop() {
-      await Promise.all(nodes.filter((n) => n.child.exitCode === null).map((n) => n.stop()));
+      await Promise.all(
+        nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null).map((n) => n.stop()),
+      );
       for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
