@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
 import { mailroom } from '../helpers/cli.js';
-import { startCluster } from '../helpers/nodes.js';
+import { SECRET, startCluster } from '../helpers/nodes.js';
 import type { Cluster } from '../helpers/nodes.js';
 import { eventually } from '../helpers/server.js';
 import { testPostgres } from '../helpers/test-postgres.js';
@@ -66,8 +66,10 @@ describe('API sends spread over three nodes on one PostgreSQL', { timeout: 300_0
       (n) => n.id,
     );
     expect(ids.sort()).toEqual(['node-1', 'node-2', 'node-3']);
-    const cli = await mailroom(['nodes', '--json', '--database-url', databaseUrl], {});
-    expect(cli.code, cli.stderr).toBe(0);
+    const cli = await mailroom(['nodes', '--json', '--database-url', databaseUrl], {
+      MAILROOM_SECRET: SECRET,
+    });
+    expect(cli.code, cli.stderr + cli.stdout).toBe(0);
     expect((JSON.parse(cli.stdout).nodes as { id: string }[]).map((n) => n.id).sort()).toEqual(ids);
     for (const node of cluster.nodes) {
       const started = node

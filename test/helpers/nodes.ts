@@ -31,7 +31,7 @@ export interface Cluster {
 
 const KEY = `mr_live_${'n'.repeat(40)}`;
 export const ADMIN_TOKEN = 'nodes-test-admin-token-0123456789';
-const SECRET = 'c'.repeat(64);
+export const SECRET = 'c'.repeat(64);
 
 /**
  * `count` real `mailroom serve` processes on one PostgreSQL database, each with its own data
