@@ -1,3 +1,4 @@
+import os from 'node:os';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -133,6 +134,15 @@ export const settings = {
     schema: z.string().min(1),
     default: 'localhost',
     help: 'name used in the SMTP greeting and Received: headers',
+  },
+  nodeId: {
+    env: 'MAILROOM_NODE_ID',
+    schema: z
+      .string()
+      .regex(/^[\w.:-]{1,100}$/, 'must be 1 to 100 letters, digits, ., :, - or _')
+      .optional(),
+    default: undefined,
+    help: "this node's name among nodes sharing one PostgreSQL: in every log line, the metrics and GET /admin/v1/nodes (default <host name>-<pid>)",
   },
   maxMessageBytes: {
     env: 'MAILROOM_MAX_MESSAGE_BYTES',
@@ -514,6 +524,11 @@ export type Config = { -readonly [K in keyof Settings]: z.output<Settings[K]['sc
 export type ConfigOverrides = Partial<Config>;
 
 export class ConfigError extends Error {}
+
+/** MAILROOM_NODE_ID, or this process's host name and pid. */
+export function nodeIdOf(config: Config): string {
+  return config.nodeId ?? `${os.hostname()}-${process.pid}`;
+}
 
 /**
  * MAILROOM_PUBLIC_URL, or http://<host>:<port> of the listener (`port`: the one bound, when the

@@ -5,7 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { ConfigOverrides, Config } from './config.js';
-import { ConfigError, loadConfig, publicUrlOf, redactCredentials } from './config.js';
+import { ConfigError, loadConfig, nodeIdOf, publicUrlOf, redactCredentials } from './config.js';
 import type { Db } from './db/connection.js';
 import { WebhookDispatcher } from './events/dispatcher.js';
 import { webhookReach } from './events/url-guard.js';
@@ -22,6 +22,7 @@ import type { MailboxDeps } from './mailbox/deps.js';
 import { buildDeps } from './mailbox/runtime.js';
 import { storageWritable } from './mailbox/operations/readiness.js';
 import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
+import { createHeartbeat } from './mailbox/operations/nodes.js';
 import { EventTail } from './mailbox/events/event-tail.js';
 import { suiteHelpers } from './embed/helpers.js';
 import type { SuiteHelpers } from './embed/helpers.js';
@@ -124,7 +125,8 @@ export function createLogger(level: string): Logger {
 export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const { env, logger, authResolver, ...overrides } = options;
   const config = loadConfig(overrides, env ?? process.env);
-  const log = logger ?? createLogger(config.logLevel);
+  // Every line names its node: several share one PostgreSQL (contract 11).
+  const log = (logger ?? createLogger(config.logLevel)).child({ node: nodeIdOf(config) });
   // Opening is async (sealing runs in a transaction; another engine connects over the network),
   // so it happens in open(), which start() awaits first. Until then the store is not there.
   let opened: { db: Db; store: Store } | null = null;
@@ -165,6 +167,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     heartbeatMs: options.eventStreamHeartbeatMs,
     accessCheckMs: options.eventStreamAccessCheckMs,
   });
+  const heartbeat = createHeartbeat(deps);
+  workers.push(heartbeat);
   workers.push(createTrashSweep(deps));
   workers.push(new EventTail(deps, options.eventTailMs ?? 500));
   workers.push(imapSync);
@@ -174,7 +178,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
     deps,
     ready: async () => {
       if (!listening || !opened?.db.open) return 'starting';
-      return (await writable()) ? 'ready' : 'unavailable';
+      return heartbeat.alive() && (await writable()) ? 'ready' : 'unavailable';
     },
     eventStreams,
     authFailureWindowMs: options.authFailureWindowMs,

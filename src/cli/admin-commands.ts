@@ -257,6 +257,18 @@ export function registerAdminCommands(program: Command): void {
         print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
       }),
   );
+  common(
+    program.command('nodes').description('live nodes sharing the database, and the IMAP inboxes each syncs'),
+  ).action((o: Common) =>
+    withDeps(o, async (deps) => {
+      const { listNodes } = await import('../mailbox/operations/nodes.js');
+      const nodes = await listNodes(deps);
+      const rows = nodes.map((n) => ({ ...n, imapInboxes: n.holds.imapInboxes.join(', ') }));
+      print(!!o.json, { nodes }, () =>
+        table(rows, ['id', 'version', 'startedAt', 'lastSeenAt', 'imapInboxes']),
+      );
+    }),
+  );
 }
 
 /** A mailbox's TLS trust from the connect flags: a CA file read here, or --insecure-tls. */

@@ -54,6 +54,20 @@ export const ConnectedServers = z
   })
   .openapi('ConnectedServers');
 
+/** A node sharing the database (contract 11): its heartbeat and the work it holds. */
+export const AdminNode = z
+  .object({
+    id: z.string().openapi({ description: 'MAILROOM_NODE_ID', example: 'mail-1' }),
+    version: z.string(),
+    startedAt: z.string().openapi({ format: 'date-time' }),
+    lastSeenAt: z.string().openapi({ format: 'date-time' }),
+    holds: z.object({
+      imapInboxes: z.array(z.string()).openapi({ description: 'the external inboxes this node syncs' }),
+    }),
+  })
+  .openapi('AdminNode');
+export type AdminNodeView = z.infer<typeof AdminNode>;
+
 /** A user by its id (digits) or its name. */
 export const userRef = z
   .union([z.string().min(1), z.number().int()])

@@ -26,6 +26,17 @@ export interface Dialect {
    * has no row locks (its transaction holds the whole database) and no such syntax.
    */
   readonly rowLocks: boolean;
+  /**
+   * The database's clock plus `?` milliseconds (one parameter), as the ISO text every timestamp
+   * column holds: leases and heartbeats that several nodes compare are read off one clock.
+   */
+  readonly clockPlusMs: string;
+  /**
+   * What `SELECT ... LIMIT n` ends with so that rows another transaction holds are passed over
+   * instead of waited for (PostgreSQL's FOR UPDATE SKIP LOCKED); empty on SQLite, where one
+   * writer holds the whole file.
+   */
+  readonly skipLocked: string;
   /** A FROM item: the elements of the JSON array (of strings) in `expr`, as rows of `alias.value`. */
   jsonElements(expr: string, alias: string): string;
 }

@@ -201,6 +201,8 @@ export interface DeliveriesTable {
   /** Migration 002: when the last attempt ran, and the host that answered it. */
   last_attempt_at: string | null;
   remote_mta: string | null;
+  /** Migration 018: the claim the row was last taken under (null until first taken). */
+  claim_id: string | null;
 }
 
 export interface EventsTable {
@@ -245,6 +247,8 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** Migration 018: the claim the row was last taken under (null until first taken). */
+  claim_id: string | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -300,6 +304,22 @@ export interface SignInAttemptsTable {
   subject: string;
   window_start: string;
   attempts: number;
+}
+
+/** A running node and its heartbeat (migration 018). */
+export interface NodesTable {
+  id: string;
+  version: string;
+  started_at: string;
+  last_seen_at: string;
+}
+
+/** Work one node does at a time: `imap:<inbox id>` or `job:<name>` (migration 018). */
+export interface LeasesTable {
+  name: string;
+  node_id: string;
+  claim_id: string;
+  expires_at: string;
 }
 
 /** A dashboard "Connect" with an OAuth2 provider under way (migration 012). */
@@ -373,4 +393,6 @@ export interface Database {
   suppressions: SuppressionsTable;
   send_log: SendLogTable;
   loop_alerts: LoopAlertsTable;
+  nodes: NodesTable;
+  leases: LeasesTable;
 }

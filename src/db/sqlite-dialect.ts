@@ -16,5 +16,7 @@ export const sqliteDialect: Dialect = {
   searchIndexRow: (id, { subject, addresses, body }) => ({ rowid: id, subject, addresses, body }),
   likeIgnoringCase: 'LIKE',
   rowLocks: false,
+  clockPlusMs: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', (? / 1000.0) || ' seconds')`,
+  skipLocked: '',
   jsonElements: (expr, alias) => `json_each(${expr}) ${alias}`,
 };

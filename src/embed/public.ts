@@ -23,6 +23,8 @@ export interface MailroomSettings {
   bootstrap?: boolean;
   bootstrapKey?: string;
   hostname?: string;
+  /** This node's name among nodes sharing one PostgreSQL; default `<host name>-<pid>`. */
+  nodeId?: string;
   /** The address people use for the dashboard (links, secure cookies); default http://host:port. */
   publicUrl?: string;
   maxMessageBytes?: number;

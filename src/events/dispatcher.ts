@@ -128,8 +128,7 @@ export class WebhookDispatcher implements Worker {
       counts.set(candidate.webhook_id, n + 1);
       picked.push(candidate.id);
     }
-    const leaseUntil = new Date(now.getTime() + this.timeoutMs + LEASE_SLACK_MS);
-    const claimed = await webhookDeliveries.claim(picked, now, leaseUntil);
+    const claimed = await webhookDeliveries.claim(picked, this.timeoutMs + LEASE_SLACK_MS);
     for (const job of await webhookDeliveries.jobs(claimed)) this.send(job);
   }
 
@@ -166,7 +165,7 @@ export class WebhookDispatcher implements Worker {
   private async deliver(job: DeliveryJob): Promise<void> {
     const { store } = this.opts;
     if (job.webhook_status !== 'enabled' && job.event_type !== TEST_EVENT_TYPE) {
-      await store.webhookDeliveries.fail(job.id, 'webhook disabled');
+      await store.webhookDeliveries.fail(job.id, job.claim_id, 'webhook disabled');
       return;
     }
     const payload = withExtractedReply(job.payload);
@@ -193,9 +192,10 @@ export class WebhookDispatcher implements Worker {
   ): Promise<void> {
     const { webhooks, webhookDeliveries } = this.opts.store;
     const isTest = job.event_type === TEST_EVENT_TYPE;
-    const delay = result.ok || result.gone || isTest ? null : retryDelay(job.attempts + 1, this.delays);
+    const delay = result.ok || result.gone || isTest ? null : retryDelay(job.attempts, this.delays);
     const recorded = await webhookDeliveries.recordAttempt({
       deliveryId: job.id,
+      claimId: job.claim_id,
       webhookId: job.webhook_id,
       statusCode: result.status,
       error: result.error,

@@ -7,6 +7,7 @@ import type { ConnectedInbox } from '../mailbox/sync/connected-inboxes.js';
 import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
 import { finishFolderSync, startResync, syncedFolder } from '../mailbox/sync/folder-progress.js';
 import { fileNewMail, linkedAmong, movedToSpam, remoteSpamOf } from '../mailbox/sync/new-mail.js';
+import type { SyncLease } from '../mailbox/sync/new-mail.js';
 import type { Mutex } from './mutex.js';
 import { fetchSources } from './fetch-sources.js';
 import { syncExpunges, syncFlags } from './remote-changes.js';
@@ -22,6 +23,8 @@ export interface FolderSyncContext {
   initialSince: Date | null;
   /** Fire `email.received` for new INBOX mail (false during the inbox's first sync). */
   announce: boolean;
+  /** The lease this node holds on the inbox's sync; filing checks it. */
+  fence: SyncLease | null;
 }
 
 /**
@@ -115,7 +118,11 @@ async function fetchAndFile(
   const fresh = uids.filter((uid) => !linked.has(uid));
   if (fresh.length === 0) return;
   const fetched = await fetchSources(client, fresh, sizeOf);
-  const toSpam = await fileNewMail(deps, { inbox, folder, linked, announce, lookalikes }, fetched);
+  const toSpam = await fileNewMail(
+    deps,
+    { inbox, folder, linked, announce, lookalikes, fence: ctx.fence },
+    fetched,
+  );
   const spam = toSpam.length > 0 ? await remoteSpamOf(deps, inbox) : undefined;
   if (spam) {
     // The folder being synced is the one selected: the refused mail leaves it on the server too.

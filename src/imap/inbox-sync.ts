@@ -6,6 +6,7 @@ import type { SyncState } from '../mailbox/sync/connected-inboxes.js';
 import { recordSyncState, syncedInbox } from '../mailbox/sync/connected-inboxes.js';
 import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
 import { syncedFolder } from '../mailbox/sync/folder-progress.js';
+import type { SyncLease } from '../mailbox/sync/new-mail.js';
 import { mapFolders } from '../mailbox/sync/folder-map.js';
 import { dropFolderCopy, dropGoneFolders } from '../mailbox/sync/gone-folders.js';
 import type { Resolver } from '../net/reach.js';
@@ -36,6 +37,7 @@ export class InboxSync {
     private readonly config: RemoteConfig,
     private readonly lock: Mutex,
     private readonly options: ImapSyncOptions,
+    private readonly fence: SyncLease | null,
     private readonly tokens?: TokenSource,
   ) {
     this.publicOnly = publicOnlyResolver(config, deps);
@@ -113,6 +115,7 @@ export class InboxSync {
         batchSize: this.options.batchSize,
         initialSince: days > 0 ? new Date(Date.now() - days * 86_400_000) : null,
         announce: inbox.last_sync_at !== null,
+        fence: this.fence,
       };
       for (const folder of full ? folders : folders.slice(0, 1)) {
         if (this.stopped) return;

@@ -7,8 +7,16 @@ export interface ImapSyncOptions {
   backoffMaxMs: number;
   /** Connecting, greeting and login must finish within this. */
   connectTimeoutMs: number;
-  /** How often the list of connected inboxes is re-read (inboxes added by the CLI). */
+  /**
+   * How often the list of connected inboxes is re-read (inboxes added by the CLI), and the
+   * leases of the inboxes this node syncs renewed.
+   */
   watchMs: number;
+  /**
+   * How long an inbox's sync stays this node's without a renewal: a node that dies holding it
+   * is replaced within leaseMs + watchMs (20 s by default; contract 11 says 30).
+   */
+  leaseMs: number;
   /** Messages downloaded per FETCH during a sync. */
   batchSize: number;
   /** How often INBOX is checked when IDLE brings nothing (default: MAILROOM_IMAP_CHECK_SECONDS). */
@@ -20,7 +28,8 @@ export const DEFAULT_IMAP_OPTIONS: ImapSyncOptions = {
   backoffMinMs: 2_000,
   backoffMaxMs: 5 * 60_000,
   connectTimeoutMs: 20_000,
-  watchMs: 10_000,
+  watchMs: 5_000,
+  leaseMs: 15_000,
   batchSize: 200,
 };
 

@@ -10,6 +10,8 @@ import {
   remoteConfigOf,
   saveRemoteConfig,
 } from '../mailbox/sync/connected-inboxes.js';
+import { releaseSyncLease, renewSyncLease, takeSyncLease } from '../mailbox/sync/sync-lease.js';
+import type { SyncLease } from '../mailbox/sync/new-mail.js';
 import { closeImap, openImap } from './connection.js';
 import { InboxSync } from './inbox-sync.js';
 import { Mutex } from './mutex.js';
@@ -22,10 +24,17 @@ import { verifySmtp } from './smtp-submit.js';
  * Runs one InboxSync per connected inbox (a server Worker) and gives the mailbox layer the IMAP
  * backend of each. The list of connected inboxes is re-read every `watchMs`, so an inbox
  * connected or removed by the CLI, in another process, is picked up too.
+ *
+ * Of several nodes on one database, one syncs each inbox (contract 11): the one holding its
+ * lease (`imap:<inbox id>`), renewed at every re-read; a node that stops renewing loses it after
+ * `leaseMs`, and the next node to re-read the list takes it. A sync whose lease was lost is
+ * stopped, and what it would still file is refused (the fence in fileNewMail).
  */
 export class ImapSyncManager implements RemoteBackends {
   readonly name = 'imap-sync';
   private readonly syncs = new Map<number, InboxSync>();
+  /** The lease each running sync holds. */
+  private readonly leases = new Map<number, SyncLease>();
   private readonly locks = new Map<number, Mutex>();
   /** Each OAuth2 inbox's tokens, shared by its sync and its writes (one refresh for both). */
   private readonly tokens = new Map<number, AccessTokens>();
@@ -53,9 +62,19 @@ export class ImapSyncManager implements RemoteBackends {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
     await this.refreshing;
-    const all = [...this.syncs.values()];
-    this.syncs.clear();
-    await Promise.all(all.map((s) => s.stop()));
+    const all = [...this.syncs.keys()];
+    await Promise.all(all.map((id) => this.stopSync(id)));
+  }
+
+  /** Stops the sync of an inbox here and gives its lease back, for another node to take at once. */
+  private async stopSync(id: number): Promise<void> {
+    const sync = this.syncs.get(id);
+    const lease = this.leases.get(id);
+    this.syncs.delete(id);
+    this.leases.delete(id);
+    this.tokens.delete(id);
+    await sync?.stop();
+    if (lease) await releaseSyncLease(this.deps, lease);
   }
 
   of(inbox: ConnectedInbox): RemoteMailbox {
@@ -129,31 +148,33 @@ export class ImapSyncManager implements RemoteBackends {
     const connected = new Map(inboxes.map((i) => [i.id, i]));
     // Stopped while the list was read: stop() stops what is in `syncs`, so start nothing more.
     if (!this.running) return;
-    for (const [id, sync] of this.syncs) {
-      if (connected.has(id)) continue;
-      this.syncs.delete(id);
-      this.tokens.delete(id);
-      void sync.stop();
+    for (const id of [...this.syncs.keys()]) {
+      const lease = this.leases.get(id)!;
+      const kept = connected.has(id) && (await renewSyncLease(this.deps, lease, this.options.leaseMs));
+      if (kept) continue;
+      if (connected.has(id)) this.deps.log.warn({ inbox: id }, 'imap sync lease lost to another node');
+      void this.stopSync(id);
     }
     for (const [id, inbox] of connected) {
       if (this.syncs.has(id)) continue;
+      const fence = await takeSyncLease(this.deps, id, this.options.leaseMs);
+      // Another node syncs it.
+      if (fence === null) continue;
+      if (!this.running) return releaseSyncLease(this.deps, fence);
       let config: RemoteConfig;
-      try {
-        config = this.configOf(inbox);
-      } catch (error) {
-        await recordSyncState(this.deps, id, 'error', (error as Error).message);
-        continue;
-      }
-      if (!this.running) return;
       let tokens: AccessTokens | undefined;
       try {
+        config = this.configOf(inbox);
         tokens = this.tokensOf(id, config);
       } catch (error) {
+        // Given back: the error is this inbox's state until it is fixed, whichever node looks.
         await recordSyncState(this.deps, id, 'error', (error as Error).message);
+        await releaseSyncLease(this.deps, fence);
         continue;
       }
-      const sync = new InboxSync(this.deps, id, config, this.lockOf(id), this.options, tokens);
+      const sync = new InboxSync(this.deps, id, config, this.lockOf(id), this.options, fence, tokens);
       this.syncs.set(id, sync);
+      this.leases.set(id, fence);
       sync.start();
     }
   }

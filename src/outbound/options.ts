@@ -16,6 +16,11 @@ export interface OutboundOptions {
   pollMs?: number;
   /** Connect, greeting and socket timeouts of one SMTP attempt (60 s). */
   smtpTimeoutMs?: number;
+  /**
+   * How long a claimed delivery is this node's (10 min): longer than an attempt can take (every
+   * MX host at smtpTimeoutMs), as a node that dies holding it delays its next attempt this long.
+   */
+  leaseMs?: number;
   /** Pooled connections kept open to the relay, also the number of attempts in flight (8). */
   relayConnections?: number;
 }
@@ -35,5 +40,6 @@ export function resolveOutboundOptions(options: OutboundOptions = {}): ResolvedO
     pollMs: options.pollMs ?? 30_000,
     smtpTimeoutMs: options.smtpTimeoutMs ?? MINUTE,
     relayConnections: options.relayConnections ?? 8,
+    leaseMs: options.leaseMs ?? 10 * MINUTE,
   };
 }

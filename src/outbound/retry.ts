@@ -18,7 +18,8 @@ export function retryDelayMs(attempts: number, options: ResolvedOutboundOptions)
 }
 
 /**
- * What to record after an attempt: delivered, captured, failed for good (5xx, or waited longer
+ * What to record after an attempt (`row.attempts` counts it: attempts are counted when claimed):
+ * delivered, captured, failed for good (5xx, or waited longer
  * than giveUpAfterMs), or deferred to the next slot of the backoff.
  */
 export function decide(
@@ -33,8 +34,7 @@ export function decide(
   if (outcome.result === 'permanent') {
     return { status: 'failed', nextAttemptAt: null, error: outcome.response, expired: false };
   }
-  const attempts = row.attempts + 1;
-  const next = now.getTime() + retryDelayMs(attempts, options);
+  const next = now.getTime() + retryDelayMs(row.attempts, options);
   if (next - Date.parse(row.created_at) > options.giveUpAfterMs) {
     return { status: 'failed', nextAttemptAt: null, error: outcome.response, expired: true };
   }

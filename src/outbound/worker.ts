@@ -38,19 +38,18 @@ export interface WorkerDeps {
 }
 
 const MAX_PARALLEL = 8;
-const BATCH = 200;
 const STOP_WAIT_MS = 5_000;
 
 /**
  * Drains the `deliveries` queue. Rows are the truth: the worker looks for due ones when woken
- * (a send committed, an attempt finished), at the next due time, or every pollMs at the latest.
- * Rows in hand are remembered in memory only, so after a crash a row that was being attempted is
- * due again at once: delivery is at least once.
+ * (a send committed, an attempt finished), at the next due time, or every pollMs at the latest,
+ * and claims them (store: deliveries.claimDue) so that on several nodes each row is attempted by
+ * one. A node that dies mid-attempt leaves its rows due again when their lease ends: at most one
+ * more attempt, by whichever node looks first.
  */
 export class OutboundWorker {
   readonly name = 'outbound';
   private readonly transport: Transport;
-  private readonly inHand = new Set<number>();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   /** The scan of the queue now: one at a time, or two could launch the same rows. */
@@ -108,14 +107,12 @@ export class OutboundWorker {
     try {
       const free = MAX_PARALLEL - this.running.size;
       if (free > 0) {
-        const rows = await this.deps.store.deliveries.due(new Date().toISOString(), [...this.inHand], BATCH);
-        const jobs = await this.jobsOf(rows);
-        // Stopped while the queue was read: the rows stay due for the next start.
-        if (this.stopped) return;
-        for (const job of jobs.slice(0, free)) this.launch(job);
+        const rows = await this.deps.store.deliveries.claimDue(free, this.options.leaseMs);
+        // Launched even when stopped meanwhile: the rows are claimed, and stop() waits for them.
+        for (const job of await this.jobsOf(rows)) this.launch(job);
       }
       if (this.running.size >= MAX_PARALLEL) return this.schedule(this.options.pollMs);
-      const next = await this.deps.store.deliveries.nextDueAt([...this.inHand]);
+      const next = await this.deps.store.deliveries.nextDueAt();
       const wait = next === null ? this.options.pollMs : Date.parse(next) - Date.now();
       this.schedule(Math.min(wait, this.options.pollMs));
     } catch (error) {
@@ -148,13 +145,11 @@ export class OutboundWorker {
   }
 
   private launch(job: DeliveryJob): void {
-    for (const row of job.rows) this.inHand.add(row.id);
     const run = this.attempt(job)
       .catch((error: unknown) => {
         this.deps.log.error({ err: error, messageId: job.messageId }, 'outbound attempt failed');
       })
       .finally(() => {
-        for (const row of job.rows) this.inHand.delete(row.id);
         this.running.delete(run);
         this.wake();
       });

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { DeliveriesTable, DeliveryStatus } from '../db/schema.js';
-import { nowIso } from './ids.js';
+import { newId, nowIso } from './ids.js';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
 
@@ -19,8 +19,6 @@ export interface DeliveryChange {
   nextAttemptAt: string | null;
   lastError: string | null;
   remoteMta: string | null;
-  /** Count this change as an attempt (false for a status set without trying, e.g. captured). */
-  attempted: boolean;
 }
 
 /** The outbound queue: one row per recipient of a sent message (contract 8). */
@@ -50,7 +48,6 @@ export class DeliveryStore {
     );
   }
 
-  /** Rows waiting for an attempt that is due, oldest first, leaving out those already in hand. */
   /** The recipients a message of this inbox with this Message-ID was sent to (through the queue). */
   async recipientsOfSent(inboxId: number, messageId: string): Promise<string[]> {
     const rows = await this.db.all(
@@ -64,44 +61,64 @@ export class DeliveryStore {
     return rows.map((row) => row.recipient.toLowerCase());
   }
 
-  async due(now: string, excludeIds: number[], limit: number): Promise<DeliveryRow[]> {
-    let q = this.db.kysely
-      .selectFrom('deliveries')
-      .selectAll()
-      .where('status', 'in', ['queued', 'deferred'])
-      .where('next_attempt_at', '<=', now);
-    if (excludeIds.length > 0) q = q.where('id', 'not in', excludeIds);
-    return (await this.db.all(q.orderBy('next_attempt_at').orderBy('id').limit(limit))) as DeliveryRow[];
+  /**
+   * Takes due rows for an attempt, in one statement: every due row of the messages of the
+   * oldest `limit` due rows (so a message's recipients at one domain go in one transaction),
+   * counting the attempt now and moving the row's due time to the end of a `leaseMs` lease on
+   * the database's clock, under a new claim id. Rows another node is taking are passed over; a
+   * node that dies holding rows leaves them due again when the lease ends.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]> {
+    const { clockPlusMs, skipLocked } = this.db.dialect;
+    return await this.db.rawAll<DeliveryRow>(
+      `UPDATE deliveries
+          SET claim_id = ?, attempts = attempts + 1, next_attempt_at = ${clockPlusMs},
+              last_attempt_at = ${clockPlusMs}, updated_at = ${clockPlusMs}
+        WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ${clockPlusMs}
+          AND message_id IN (
+            SELECT message_id FROM deliveries
+             WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ${clockPlusMs}
+             ORDER BY next_attempt_at, id LIMIT ? ${skipLocked})
+        RETURNING *`,
+      newId('clm'),
+      leaseMs,
+      0,
+      0,
+      0,
+      0,
+      limit,
+    );
   }
 
-  /** The earliest due time among waiting rows not in hand, or null when nothing waits. */
-  async nextDueAt(excludeIds: number[]): Promise<string | null> {
-    let q = this.db.kysely
-      .selectFrom('deliveries')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('status', 'in', ['queued', 'deferred']);
-    if (excludeIds.length > 0) q = q.where('id', 'not in', excludeIds);
-    const row = await this.db.first(q);
+  /** The earliest due time among waiting rows (a claimed row's is its lease's end), or null. */
+  async nextDueAt(): Promise<string | null> {
+    const row = await this.db.first(
+      this.db.kysely
+        .selectFrom('deliveries')
+        .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+        .where('status', 'in', ['queued', 'deferred']),
+    );
     return row?.at ?? null;
   }
 
-  /** Applies an outcome to a row still waiting; returns false when it was settled or removed meanwhile. */
-  async update(id: number, change: DeliveryChange, at = new Date()): Promise<boolean> {
-    const now = nowIso(at);
-    const result = await this.db.rawRun(
-      `UPDATE deliveries SET status = ?, next_attempt_at = ?, last_error = ?, remote_mta = ?,
-           attempts = attempts + ?, last_attempt_at = CASE WHEN ? = 1 THEN ? ELSE last_attempt_at END,
-           updated_at = ?
-         WHERE id = ? AND status IN ('queued', 'deferred')`,
-      change.status,
-      change.nextAttemptAt,
-      change.lastError,
-      change.remoteMta,
-      change.attempted ? 1 : 0,
-      change.attempted ? 1 : 0,
-      now,
-      now,
-      id,
+  /**
+   * Applies the outcome of the attempt made under `claimId` to a row still waiting; returns false
+   * when it was settled, removed, or taken again under another claim meanwhile (its lease ran out).
+   */
+  async settle(id: number, claimId: string, change: DeliveryChange, at = new Date()): Promise<boolean> {
+    const result = await this.db.run(
+      this.db.kysely
+        .updateTable('deliveries')
+        .set({
+          status: change.status,
+          next_attempt_at: change.nextAttemptAt,
+          last_error: change.lastError,
+          remote_mta: change.remoteMta,
+          updated_at: nowIso(at),
+        })
+        .where('id', '=', id)
+        .where('claim_id', '=', claimId)
+        .where('status', 'in', ['queued', 'deferred']),
     );
     return result.changes > 0;
   }

@@ -14,6 +14,7 @@ import { LabelStore } from './labels.js';
 import { MessageStore } from './messages.js';
 import { MetricsStore } from './metrics.js';
 import { ScreeningCountStore } from './screening-counts.js';
+import { NodeStore } from './nodes.js';
 import { OAuthAttemptStore } from './oauth-attempts.js';
 import { ResetStore } from './reset.js';
 import { SuppressionStore } from './suppressions.js';
@@ -56,6 +57,7 @@ export function createStore(db: Db, secret: string) {
     webhookDeliveries: new WebhookDeliveryStore(db, sealer),
     imapState: new ImapStateStore(db),
     health: new HealthStore(db),
+    nodes: new NodeStore(db),
     reset: new ResetStore(db),
   };
 }

@@ -1,13 +1,16 @@
 import type { Db } from '../db/connection.js';
 import { fillEventBody } from './event-bodies.js';
-import { nowIso } from './ids.js';
+import { newId, nowIso } from './ids.js';
 import type { Sealer } from './sealing.js';
 
 /** A claimed delivery with what it takes to send it: the webhook's current URL and secret, the event body. */
 export interface DeliveryJob {
   id: number;
   webhook_id: string;
+  /** Counting this attempt: attempts are counted when claimed. */
   attempts: number;
+  /** The claim this attempt is made under; its outcome is recorded only while it holds. */
+  claim_id: string;
   url: string;
   secret: string;
   webhook_status: 'enabled' | 'disabled';
@@ -18,6 +21,7 @@ export interface DeliveryJob {
 
 export interface AttemptRecord {
   deliveryId: number;
+  claimId: string;
   webhookId: string;
   statusCode: number | null;
   error: string | null;
@@ -95,20 +99,24 @@ export class WebhookDeliveryStore {
   }
 
   /**
-   * Takes deliveries for sending by pushing their due time to `leaseUntil`, so no other loop picks
-   * them meanwhile; if the process dies mid-send they fall due again when the lease runs out.
-   * Returns the ids actually taken (another loop may have been first).
+   * Takes deliveries for sending, in one statement: under a new claim id, counting the attempt,
+   * with the due time pushed to the end of a `leaseMs` lease on the database's clock, so no other
+   * node or loop picks them meanwhile; if the process dies mid-send they fall due again when the
+   * lease runs out. Returns the ids actually taken (another node may have been first).
    */
-  async claim(ids: number[], now: Date, leaseUntil: Date): Promise<number[]> {
+  async claim(ids: number[], leaseMs: number): Promise<number[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.all(
-      this.db.kysely
-        .updateTable('webhook_deliveries')
-        .set({ next_attempt_at: nowIso(leaseUntil) })
-        .where('id', 'in', ids)
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', nowIso(now))
-        .returning('id'),
+    const { clockPlusMs } = this.db.dialect;
+    const rows = await this.db.rawAll<{ id: number }>(
+      `UPDATE webhook_deliveries
+          SET claim_id = ?, attempts = attempts + 1, next_attempt_at = ${clockPlusMs}
+        WHERE id IN (${ids.map(() => '?').join(', ')})
+          AND status = 'pending' AND next_attempt_at <= ${clockPlusMs}
+        RETURNING id`,
+      newId('clm'),
+      leaseMs,
+      ...ids,
+      0,
     );
     return rows.map((r) => r.id);
   }
@@ -124,6 +132,7 @@ export class WebhookDeliveryStore {
           'd.id',
           'd.webhook_id',
           'd.attempts',
+          'd.claim_id',
           'w.url',
           'w.secret',
           'w.status as webhook_status',
@@ -135,23 +144,33 @@ export class WebhookDeliveryStore {
         .where('d.id', 'in', ids),
     );
     const jobs: DeliveryJob[] = [];
-    for (const { body_of, ...job } of rows) {
+    for (const { body_of, claim_id, ...job } of rows) {
       const secret = this.sealer.open('webhook-secret', job.secret);
-      jobs.push({ ...job, secret, payload: await fillEventBody(this.db, job.payload, body_of) });
+      jobs.push({
+        ...job,
+        claim_id: claim_id!,
+        secret,
+        payload: await fillEventBody(this.db, job.payload, body_of),
+      });
     }
     return jobs;
   }
 
   /**
    * Logs an attempt and moves its delivery on. A delivery failed meanwhile (its webhook was
-   * disabled) keeps that status. False when the delivery is gone (its webhook was deleted).
+   * disabled) keeps that status. False, recording nothing, when the delivery is gone (its webhook
+   * was deleted) or was taken under another claim after this one's lease ran out.
    */
   async recordAttempt(record: AttemptRecord): Promise<boolean> {
     return this.db.transaction(async () => {
       const now = nowIso(record.at);
       const { outcome } = record;
       const current = await this.db.first(
-        this.db.kysely.selectFrom('webhook_deliveries').select('status').where('id', '=', record.deliveryId),
+        this.db.kysely
+          .selectFrom('webhook_deliveries')
+          .select('status')
+          .where('id', '=', record.deliveryId)
+          .where('claim_id', '=', record.claimId),
       );
       if (!current) return false;
       await this.db.run(
@@ -171,8 +190,7 @@ export class WebhookDeliveryStore {
       await this.db.run(
         this.db.kysely
           .updateTable('webhook_deliveries')
-          .set((eb) => ({
-            attempts: eb('attempts', '+', 1),
+          .set({
             last_status_code: record.statusCode,
             last_error: record.error,
             updated_at: now,
@@ -182,20 +200,31 @@ export class WebhookDeliveryStore {
                   next_attempt_at: outcome.status === 'pending' ? nowIso(outcome.nextAttemptAt) : null,
                 }
               : {}),
-          }))
-          .where('id', '=', record.deliveryId),
+          })
+          .where('id', '=', record.deliveryId)
+          .where('claim_id', '=', record.claimId),
       );
       return true;
     });
   }
 
-  /** Fails a delivery without sending it (its webhook was switched off meanwhile). */
-  async fail(id: number, error: string, at = new Date()): Promise<void> {
+  /**
+   * Fails a delivery taken under `claimId` without sending it (its webhook was switched off
+   * meanwhile), giving back the attempt its claim counted.
+   */
+  async fail(id: number, claimId: string, error: string, at = new Date()): Promise<void> {
     await this.db.run(
       this.db.kysely
         .updateTable('webhook_deliveries')
-        .set({ status: 'failed', next_attempt_at: null, last_error: error, updated_at: nowIso(at) })
-        .where('id', '=', id),
+        .set((eb) => ({
+          status: 'failed',
+          attempts: eb('attempts', '-', 1),
+          next_attempt_at: null,
+          last_error: error,
+          updated_at: nowIso(at),
+        }))
+        .where('id', '=', id)
+        .where('claim_id', '=', claimId),
     );
   }
 

@@ -19,6 +19,7 @@ export async function startSecondNode(databaseUrl: string, secret: string): Prom
   const mailroom = createMailroom({
     databaseUrl,
     secret,
+    nodeId: 'node-b',
     env: {},
     dataDir,
     host: '127.0.0.1',

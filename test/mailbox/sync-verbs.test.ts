@@ -78,7 +78,11 @@ describe('the sync verbs (mailbox/sync) decide what a remote mailbox means local
       { uid: 7, flags: new Set<string>(), source: fixture('multipart-alternative.eml') },
     ];
     const linked = await linkedAmong(deps, folder.id, [7, 8]);
-    await fileNewMail(deps, { inbox, folder, linked, announce: false, lookalikes: null }, fetched);
+    await fileNewMail(
+      deps,
+      { inbox, folder, linked, announce: false, lookalikes: null, fence: null },
+      fetched,
+    );
     const links = () => deps.store.imapState.links(folder.id);
     expect((await links()).map((l) => [l.remote_uid, JSON.parse(l.flags)]).sort()).toEqual([
       [7, ['\\Seen']],

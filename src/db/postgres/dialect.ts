@@ -16,5 +16,7 @@ export const postgresDialect: Dialect = {
   }),
   likeIgnoringCase: 'ILIKE',
   rowLocks: true,
+  clockPlusMs: `to_char((statement_timestamp() + ?::bigint * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  skipLocked: 'FOR UPDATE SKIP LOCKED',
   jsonElements: (expr, alias) => `json_array_elements_text((${expr})::json) AS ${alias}(value)`,
 };

@@ -20,6 +20,7 @@ import {
   requireUser,
   revokeKey,
 } from '../../mailbox/operations/admin.js';
+import { listNodes } from '../../mailbox/operations/nodes.js';
 import type { AppEnv } from '../context.js';
 import type { AuthThrottle } from '../middleware/auth-throttle.js';
 import { ok } from '../envelope.js';
@@ -31,6 +32,7 @@ import {
   AdminInbox,
   AdminKey,
   AdminKeyWithSecret,
+  AdminNode,
   AdminUser,
   ConnectedServers,
   CreateDomainBody,
@@ -128,6 +130,16 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         201,
       );
     },
+  );
+  app.openapi(
+    createRoute({
+      ...route('get', '/nodes', 'listNodes', 'Live nodes sharing the database and what each holds'),
+      responses: {
+        ...okResponse(envelope(z.object({ nodes: z.array(AdminNode) })), 'Nodes heard from in the last 30 s'),
+        ...errors,
+      },
+    }),
+    async (c) => ok(c, { nodes: await listNodes(c.var.deps) }),
   );
   app.openapi(
     createRoute({

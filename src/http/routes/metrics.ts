@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { storedMetrics } from '../../mailbox/operations/metrics.js';
 import type { StoredCounts } from '../../store/metrics.js';
+import { nodeIdOf } from '../../config.js';
+import { VERSION } from '../../version.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
 import { LATENCY_BUCKETS } from '../middleware/metrics.js';
@@ -28,7 +30,8 @@ export function registerMetricsRoute(app: Hono<AppEnv>, http: HttpMetrics): void
       c.header('WWW-Authenticate', 'Bearer');
       return sendError(c, 'unauthorized', 'a valid metrics token is required: Authorization: Bearer <token>');
     }
-    const text = renderMetrics(await storedMetrics(c.var.deps), http);
+    const node = { node: nodeIdOf(c.var.deps.config), version: VERSION };
+    const text = renderMetrics(await storedMetrics(c.var.deps), http, node);
     return c.body(text, 200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' });
   });
 }
@@ -43,9 +46,17 @@ function authorised(c: Context<AppEnv>): boolean {
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest();
 
-export function renderMetrics(stored: StoredCounts, http: HttpMetrics): string {
+/**
+ * `node` names the node that answered (MAILROOM_NODE_ID) in mailroom_node_info: the counts of
+ * stored things are the database's, the same on every node; the http_ and process_ families are
+ * this node's own.
+ */
+export function renderMetrics(stored: StoredCounts, http: HttpMetrics, node: Labels): string {
   const { deliveries, webhookDeliveries: hooks } = stored;
   const lines = [
+    ...family('mailroom_node_info', 'gauge', 'The node that answered this scrape, and its version.', [
+      { labels: node, value: 1 },
+    ]),
     ...family(
       'mailroom_messages_received_total',
       'counter',

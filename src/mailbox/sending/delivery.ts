@@ -20,8 +20,8 @@ export function createDeliveryWorker(deps: MailboxDeps, options?: OutboundOption
  * Records an attempt: each row's new status, the sent Email's `delivery` cache, and for
  * recipients failed for good a DSN in the sender's INBOX with an `email.bounced` event and,
  * where a server refused them for good (5xx, not a retry given up), a suppression for the
- * sender's user; all in one transaction. Rows settled meanwhile (or deleted with their message)
- * are left alone.
+ * sender's user; all in one transaction. Rows settled meanwhile (or deleted with their message),
+ * or taken again under another claim after this one's lease ran out, are left alone.
  */
 export async function settleDeliveries(
   deps: MailboxDeps,
@@ -37,14 +37,14 @@ export async function settleDeliveries(
     events.length = 0;
     const changed: Settled[] = [];
     for (const s of settled) {
-      const updated = await store.deliveries.update(
+      const updated = await store.deliveries.settle(
         s.row.id,
+        s.row.claim_id!,
         {
           status: s.decision.status,
           nextAttemptAt: s.decision.nextAttemptAt,
           lastError: s.decision.error,
           remoteMta: s.outcome.remoteMta,
-          attempted: true,
         },
         at,
       );
@@ -90,7 +90,7 @@ async function bounceFor(
       recipient: s.row.recipient,
       status: s.decision.expired ? '4.4.7' : enhancedStatus(s.outcome.response, true),
       diagnostic: s.decision.expired
-        ? `gave up after ${s.row.attempts + 1} attempts: ${s.outcome.response}`
+        ? `gave up after ${s.row.attempts} attempts: ${s.outcome.response}`
         : s.outcome.response,
       remoteMta: s.outcome.remoteMta,
       lastAttempt: at,

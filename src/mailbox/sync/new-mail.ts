@@ -34,6 +34,14 @@ export interface NewMailBatch {
   announce: boolean;
   /** Set during a resync after a UIDVALIDITY change (see localCopyOf). */
   lookalikes: RemoteLookalikes | null;
+  /** The lease this node syncs the inbox under (contract 11): nothing is filed once it is lost. */
+  fence: SyncLease | null;
+}
+
+/** A lease held on the sync of an inbox: its name and the claim it was taken under. */
+export interface SyncLease {
+  name: string;
+  claimId: string;
 }
 
 /** A message filed into INBOX that the receive lists send to Spam: its row and remote UID. */
@@ -46,9 +54,10 @@ export interface SpamMove {
  * Files a batch of downloaded messages: a message that is a local copy already (adopted, as
  * after a UIDVALIDITY change or an APPEND whose UID the server did not tell) is linked to its
  * remote UID and takes its flags; any other is filed afresh, as SMTP files mail. One transaction
- * for the batch, its events published after it commits. Answers the new INBOX mail whose header
- * From the inbox's receive lists refuse: the adapter moves it to Spam on the server, then
- * movedToSpam here (contract 14: synced mail is filed by the same rule).
+ * for the batch, its events published after it commits, and only while the batch's lease holds.
+ * Answers the new INBOX mail whose header From the inbox's receive lists refuse: the adapter
+ * moves it to Spam on the server, then movedToSpam here (contract 14: synced mail is filed by the
+ * same rule).
  */
 export async function fileNewMail(
   deps: MailboxDeps,
@@ -67,6 +76,11 @@ export async function fileNewMail(
   );
   const events: EventRow[] = [];
   await store.db.transaction(async () => {
+    // Fencing: a node that lost the inbox to another (it stalled past its lease) files nothing;
+    // on PostgreSQL the lease row stays locked until this commits, so it cannot change hands meanwhile.
+    if (batch.fence && !(await store.nodes.holds(batch.fence.name, batch.fence.claimId))) {
+      throw new Error('this node no longer holds the sync of this inbox');
+    }
     // One uid update for the batch (it was a tenth of a sync's time); adopted copies leave gaps.
     let uid = await store.inboxes.allocateUids(inbox.id, parsed.length);
     for (const { message, parsed: email } of parsed) {
