@@ -1,21 +1,23 @@
 import type { InboxRow } from '../store/inboxes.js';
+import type { Caller } from './caller.js';
+import { ownerCaller } from './caller.js';
 import type { MailboxDeps } from './deps.js';
 import { Forbidden, NotFound } from './errors.js';
 import type { FolderRow } from '../store/folders.js';
 import type { MessageRow } from '../store/messages.js';
 
 /** The caller's inbox named by `account`; 403 alike whether it exists for someone else or not at all. */
-export async function requireInbox(deps: MailboxDeps, userId: number, account: string): Promise<InboxRow> {
+export async function requireInbox(deps: MailboxDeps, caller: Caller, account: string): Promise<InboxRow> {
   const inbox = await deps.store.inboxes.findByAddress(account.trim());
-  if (!inbox || inbox.user_id !== userId) throw await notYourInbox(deps, userId, account);
+  if (!inbox || inbox.user_id !== caller.userId) throw await notYourInbox(deps, caller, account);
   return inbox;
 }
 
-/** The user who owns an inbox (in-process calls act as the inbox's owner, with no key). */
-export async function ownerOfInbox(deps: MailboxDeps, account: string): Promise<number> {
+/** The user who owns an inbox, with nothing held back (in-process calls act as the inbox's owner, with no key). */
+export async function ownerOfInbox(deps: MailboxDeps, account: string): Promise<Caller> {
   const inbox = await deps.store.inboxes.findByAddress(account.trim());
   if (!inbox) throw new NotFound(`no inbox ${account} on this server`);
-  return inbox.user_id;
+  return ownerCaller(inbox.user_id);
 }
 
 /** Up to this many of the caller's inboxes are named in a refusal; past it, where to list them. */
@@ -27,10 +29,10 @@ const NAMED_INBOXES = 5;
  * made of what was asked and the caller's own inboxes only: the same words whether the account
  * exists for someone else or not at all.
  */
-export async function notYourInbox(deps: MailboxDeps, userId: number, account: string): Promise<Forbidden> {
+export async function notYourInbox(deps: MailboxDeps, caller: Caller, account: string): Promise<Forbidden> {
   const asked = account.trim().slice(0, 254);
   const shown = /^[^\s"\p{C}]+$/u.test(asked) ? asked : JSON.stringify(asked);
-  const yours = (await deps.store.inboxes.list(userId)).map((inbox) => inbox.address);
+  const yours = (await deps.store.inboxes.list(caller.userId)).map((inbox) => inbox.address);
   const reach =
     yours.length === 0
       ? 'you have no inbox yet'
@@ -87,7 +89,7 @@ export function startInboxFolderLookup(
  */
 export async function requireInboxFolder(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   name: string,
   started?: InboxFolderLookup,
@@ -95,7 +97,7 @@ export async function requireInboxFolder(
   const found = await (started?.account === account && started.folder === name
     ? started.found
     : startInboxFolderLookup(deps, account, name).found);
-  if (!found || found.inbox.user_id !== userId) throw await notYourInbox(deps, userId, account);
+  if (!found || found.inbox.user_id !== caller.userId) throw await notYourInbox(deps, caller, account);
   return { inbox: found.inbox, folder: found.folder ?? (await requireFolder(deps, found.inbox, name)) };
 }
 

@@ -17,6 +17,9 @@ export interface Caller {
   permissions: ReadonlySet<Permission>;
 }
 
+/** A caller that is an API key (HTTP, MCP, a stream token). */
+export type KeyCaller = Caller & { keyId: string };
+
 /** A user acting for themselves, with nothing held back (the dashboard's person, in-process calls). */
 export function ownerCaller(userId: number): Caller {
   return { userId, keyId: null, inboxes: null, permissions: new Set(PERMISSIONS) };

@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../version.js';
-import type { Caller, McpTool } from './tool-kit.js';
+import type { McpTool, ToolContext } from './tool-kit.js';
 import { toolError } from './tool-error.js';
 import { readingTools } from './tools-reading.js';
 import { writingTools } from './tools-writing.js';
@@ -17,7 +17,7 @@ const INSTRUCTIONS =
   'the new content without quoted history. Errors carry a code (validation_error, forbidden, not_found, ...) ' +
   'and a message saying what to fix.';
 
-function serverFor(caller: Omit<Caller, 'signal'>, httpSignal: AbortSignal): Server {
+function serverFor(context: Omit<ToolContext, 'signal'>, httpSignal: AbortSignal): Server {
   const server = new Server(
     { name: 'mailroom', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -31,7 +31,7 @@ function serverFor(caller: Omit<Caller, 'signal'>, httpSignal: AbortSignal): Ser
     }
     // A JSON answer does not see the HTTP client leave: either signal ends a long wait.
     const signal = AbortSignal.any([extra.signal, httpSignal]);
-    return tool.call({ ...caller, signal }, request.params.arguments ?? {});
+    return tool.call({ ...context, signal }, request.params.arguments ?? {});
   });
   return server;
 }
@@ -43,10 +43,10 @@ function serverFor(caller: Omit<Caller, 'signal'>, httpSignal: AbortSignal): Ser
  */
 export async function handleMcpRequest(
   request: Request,
-  caller: Omit<Caller, 'signal'>,
+  context: Omit<ToolContext, 'signal'>,
   parsedBody?: unknown,
 ): Promise<Response> {
-  const server = serverFor(caller, request.signal);
+  const server = serverFor(context, request.signal);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -36,7 +36,7 @@ export const readingTools: McpTool[] = [
     description: 'The inboxes this API key reaches: their addresses are the `account` of every other tool.',
     annotations: { title: 'List inboxes', ...READ_ONLY },
     params: {},
-    run: async ({ deps, userId }) => ({ accounts: await listAccounts(deps, userId) }),
+    run: async ({ deps, caller }) => ({ accounts: await listAccounts(deps, caller) }),
   }),
   defineTool({
     name: 'list_emails',
@@ -47,7 +47,7 @@ export const readingTools: McpTool[] = [
     annotations: { title: 'List emails', ...READ_ONLY },
     params: listShape,
     fields: LIST_FILTERS,
-    run: ({ deps, userId }, query) => listEmails(deps, userId, { ...query, limit: query.limit ?? 20 }),
+    run: ({ deps, caller }, query) => listEmails(deps, caller, { ...query, limit: query.limit ?? 20 }),
   }),
   defineTool({
     name: 'read_email',
@@ -55,8 +55,8 @@ export const readingTools: McpTool[] = [
       'One email with its full text and html (and extractedText/extractedHtml). Reading does not mark it read.',
     annotations: { title: 'Read an email', ...READ_ONLY },
     params: { account: inbox, uid, folder: inFolder },
-    run: async ({ deps, userId }, p) => ({
-      email: await readEmail(deps, userId, p.account, p.uid, p.folder ?? 'INBOX'),
+    run: async ({ deps, caller }, p) => ({
+      email: await readEmail(deps, caller, p.account, p.uid, p.folder ?? 'INBOX'),
     }),
   }),
   defineTool({
@@ -77,9 +77,9 @@ export const readingTools: McpTool[] = [
       timeout: z.number().int().min(1).max(WAIT_MAX_SECONDS).optional().describe('seconds, default 60'),
     },
     fields: { ...LIST_FILTERS, folder: 'the folder to watch (INBOX when omitted)' },
-    run: async ({ deps, userId, keyId, signal }, { timeout, ...filters }) => {
+    run: async ({ deps, caller, signal }, { timeout, ...filters }) => {
       const options = { timeoutMs: (timeout ?? 60) * 1000, signal };
-      const { emails, end } = await waitForEmails(deps, { userId, keyId }, { ...filters, limit: 1 }, options);
+      const { emails, end } = await waitForEmails(deps, caller, { ...filters, limit: 1 }, options);
       return { email: emails[0] ?? null, ...(emails.length === 0 ? { ended: end } : {}) };
     },
   }),
@@ -88,7 +88,7 @@ export const readingTools: McpTool[] = [
     description: 'Conversations of an inbox, most recent activity first.',
     annotations: { title: 'List threads', ...READ_ONLY },
     params: { account: inbox, limit, cursor },
-    run: ({ deps, userId }, p) => listThreads(deps, userId, p.account, p.limit ?? 20, p.cursor),
+    run: ({ deps, caller }, p) => listThreads(deps, caller, p.account, p.limit ?? 20, p.cursor),
   }),
   defineTool({
     name: 'read_thread',
@@ -102,7 +102,7 @@ export const readingTools: McpTool[] = [
         .max(100)
         .describe('the conversation: threadId of an email or of list_threads'),
     },
-    run: ({ deps, userId }, p) => readThread(deps, userId, p.account, p.threadId),
+    run: ({ deps, caller }, p) => readThread(deps, caller, p.account, p.threadId),
   }),
   defineTool({
     name: 'get_attachment',
@@ -120,8 +120,8 @@ export const readingTools: McpTool[] = [
         .describe('the id of the attachment, from the attachments of the email'),
       folder: inFolder,
     },
-    run: async ({ deps, userId, apiBase }, p) => {
-      const found = await readAttachment(deps, userId, p.account, p.uid, p.attachmentId, p.folder);
+    run: async ({ deps, caller, apiBase }, p) => {
+      const found = await readAttachment(deps, caller, p.account, p.uid, p.attachmentId, p.folder);
       const query = `account=${encodeURIComponent(p.account)}`;
       const url = `${apiBase}/emails/${p.uid}/attachments/${encodeURIComponent(p.attachmentId)}?${query}`;
       const meta = { name: found.filename, mimeType: found.contentType };

@@ -55,7 +55,7 @@ export const writingTools: McpTool[] = [
       headers:
         'extra headers, e.g. {"X-Ticket": "42"}; not those Mailroom writes itself (From, To, Subject...)',
     },
-    run: ({ deps, userId }, _p, body) => sendEmail(deps, userId, body),
+    run: ({ deps, caller }, _p, body) => sendEmail(deps, caller, body),
   }),
   defineTool({
     name: 'reply_to_email',
@@ -72,7 +72,7 @@ export const writingTools: McpTool[] = [
       replyAll: 'true: to the sender and every other recipient; false (default): to the sender only',
       includeOriginal: 'quote the email below the reply (default true)',
     },
-    run: ({ deps, userId }, source, body) => replyToEmail(deps, userId, source, body),
+    run: ({ deps, caller }, source, body) => replyToEmail(deps, caller, source, body),
   }),
   defineTool({
     name: 'forward_email',
@@ -87,7 +87,7 @@ export const writingTools: McpTool[] = [
       html: 'a note in HTML above the forwarded email',
       includeAttachments: 'forward the attachments of the email too (default true)',
     },
-    run: ({ deps, userId }, source, body) => forwardEmail(deps, userId, source, body),
+    run: ({ deps, caller }, source, body) => forwardEmail(deps, caller, source, body),
   }),
   defineTool({
     name: 'update_email',
@@ -100,7 +100,7 @@ export const writingTools: McpTool[] = [
       action: 'read or unread (\\Seen), flag or unflag (\\Flagged), or move (with folder)',
       folder: 'with action move: the folder to move it to (it must exist)',
     },
-    run: async ({ deps, userId }, ref, change) => ({ email: await updateEmail(deps, userId, ref, change) }),
+    run: async ({ deps, caller }, ref, change) => ({ email: await updateEmail(deps, caller, ref, change) }),
   }),
   defineTool({
     name: 'delete_email',
@@ -113,7 +113,7 @@ export const writingTools: McpTool[] = [
       folder: inFolder,
       permanent: z.boolean().optional().describe('true: delete for good at once instead of moving to Trash'),
     },
-    run: ({ deps, userId }, { permanent, ...ref }) => deleteEmail(deps, userId, ref, { permanent }),
+    run: ({ deps, caller }, { permanent, ...ref }) => deleteEmail(deps, caller, ref, { permanent }),
   }),
   defineTool({
     name: 'create_draft',
@@ -122,8 +122,8 @@ export const writingTools: McpTool[] = [
     params: { account: inbox },
     body: CreateDraftBody,
     fields: DRAFT_FIELDS,
-    run: async ({ deps, userId }, p, fields) => ({
-      draft: await createDraft(deps, userId, p.account, fields),
+    run: async ({ deps, caller }, p, fields) => ({
+      draft: await createDraft(deps, caller, p.account, fields),
     }),
   }),
   defineTool({
@@ -133,8 +133,8 @@ export const writingTools: McpTool[] = [
     params: { account: inbox, uid },
     body: UpdateDraftBody,
     fields: DRAFT_FIELDS,
-    run: async ({ deps, userId }, p, fields) => ({
-      draft: await updateDraft(deps, userId, p.account, p.uid, fields),
+    run: async ({ deps, caller }, p, fields) => ({
+      draft: await updateDraft(deps, caller, p.account, p.uid, fields),
     }),
   }),
   defineTool({
@@ -142,14 +142,14 @@ export const writingTools: McpTool[] = [
     description: 'Sends a draft; it moves from Drafts to Sent keeping its uid.',
     annotations: { title: 'Send a draft', ...SENDS, idempotentHint: true },
     params: { account: inbox, uid },
-    run: ({ deps, userId }, p) => sendDraft(deps, userId, p.account, p.uid),
+    run: ({ deps, caller }, p) => sendDraft(deps, caller, p.account, p.uid),
   }),
   defineTool({
     name: 'delete_draft',
     description: 'Deletes a draft without sending it.',
     annotations: { title: 'Delete a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
     params: { account: inbox, uid },
-    run: ({ deps, userId }, p) => deleteDraft(deps, userId, p.account, p.uid),
+    run: ({ deps, caller }, p) => deleteDraft(deps, caller, p.account, p.uid),
   }),
   defineTool({
     name: 'list_labels',
@@ -162,7 +162,7 @@ export const writingTools: McpTool[] = [
       openWorldHint: false,
     },
     params: { limit, cursor },
-    run: ({ deps, userId }, p) => listLabels(deps, userId, p.limit ?? 20, p.cursor),
+    run: ({ deps, caller }, p) => listLabels(deps, caller, p.limit ?? 20, p.cursor),
   }),
   defineTool({
     name: 'create_label',
@@ -176,7 +176,7 @@ export const writingTools: McpTool[] = [
       color: '#RRGGBB; one is picked when omitted',
       description: 'what the label is for (null for none)',
     },
-    run: async ({ deps, userId }, _p, body) => ({ label: await createLabel(deps, userId, body) }),
+    run: async ({ deps, caller }, _p, body) => ({ label: await createLabel(deps, caller, body) }),
   }),
   defineTool({
     name: 'label_email',
@@ -185,8 +185,8 @@ export const writingTools: McpTool[] = [
     params: { account: inbox, uid, folder: inFolder },
     body: ApplyLabelsBody,
     fields: { labels: 'the labels to put on it: ids or names (create_label makes new ones)' },
-    run: async ({ deps, userId }, ref, body) => ({
-      email: await applyLabels(deps, userId, ref, body.labels),
+    run: async ({ deps, caller }, ref, body) => ({
+      email: await applyLabels(deps, caller, ref, body.labels),
     }),
   }),
 ];

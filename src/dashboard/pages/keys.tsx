@@ -21,7 +21,7 @@ interface KeysState {
 async function keysPage(c: DashContext, session: Session, state: KeysState = {}) {
   const deps = c.var.deps;
   const keys = await listKeys(deps, session.user.id);
-  const inbox = (await listAccounts(deps, session.user.id))[0]?.address ?? 'you@example.com';
+  const inbox = (await listAccounts(deps, session.caller))[0]?.address ?? 'you@example.com';
   const active = keys.filter((k) => !k.revoked_at);
   const revoked = keys.filter((k) => k.revoked_at);
   const curl = state.created

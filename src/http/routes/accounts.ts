@@ -21,5 +21,5 @@ const list = createRoute({
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, async (c) => ok(c, { accounts: await listAccounts(c.var.deps, c.var.userId) }));
+  app.openapi(list, async (c) => ok(c, { accounts: await listAccounts(c.var.deps, c.var.caller) }));
 }

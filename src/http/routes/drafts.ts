@@ -93,23 +93,23 @@ const remove = createRoute({
 export function registerDraftRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(create, async (c) => {
     const { account: _, ...fields } = c.req.valid('json');
-    return ok(c, { draft: await createDraft(c.var.deps, c.var.userId, c.var.account, fields) }, 201);
+    return ok(c, { draft: await createDraft(c.var.deps, c.var.caller, c.var.account, fields) }, 201);
   });
 
   app.openapi(update, async (c) => {
     const { uid } = c.req.valid('param');
     const { account: _, ...fields } = c.req.valid('json');
-    return ok(c, { draft: await updateDraft(c.var.deps, c.var.userId, c.var.account, uid, fields) });
+    return ok(c, { draft: await updateDraft(c.var.deps, c.var.caller, c.var.account, uid, fields) });
   });
 
   app.openapi(send, async (c) => {
     const { uid } = c.req.valid('param');
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    return ok(c, await sendDraft(c.var.deps, c.var.userId, c.var.account, uid, { idempotencyKey }));
+    return ok(c, await sendDraft(c.var.deps, c.var.caller, c.var.account, uid, { idempotencyKey }));
   });
 
   app.openapi(remove, async (c) => {
     const { uid } = c.req.valid('param');
-    return ok(c, await deleteDraft(c.var.deps, c.var.userId, c.req.valid('query').account, uid));
+    return ok(c, await deleteDraft(c.var.deps, c.var.caller, c.req.valid('query').account, uid));
   });
 }

@@ -98,28 +98,28 @@ export function registerEmailOrganiseRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(update, async (c) => {
     const ref = { ...c.req.valid('query'), account: c.var.account, uid: c.req.valid('param').id };
     const { account: _, ...change } = c.req.valid('json');
-    return ok(c, { email: await updateEmail(c.var.deps, c.var.userId, ref, change) });
+    return ok(c, { email: await updateEmail(c.var.deps, c.var.caller, ref, change) });
   });
 
   app.openapi(remove, async (c) => {
     const { permanent, ...where } = c.req.valid('query');
     const ref = { ...where, uid: c.req.valid('param').id };
-    return ok(c, await deleteEmail(c.var.deps, c.var.userId, ref, { permanent }));
+    return ok(c, await deleteEmail(c.var.deps, c.var.caller, ref, { permanent }));
   });
 
   app.openapi(empty, async (c) => {
     const { permanent, ...where } = c.req.valid('query');
-    return ok(c, await emptyFolder(c.var.deps, c.var.userId, where, { permanent }));
+    return ok(c, await emptyFolder(c.var.deps, c.var.caller, where, { permanent }));
   });
 
   app.openapi(label, async (c) => {
     const ref = { ...c.req.valid('query'), account: c.var.account, uid: c.req.valid('param').id };
-    return ok(c, { email: await applyLabels(c.var.deps, c.var.userId, ref, c.req.valid('json').labels) });
+    return ok(c, { email: await applyLabels(c.var.deps, c.var.caller, ref, c.req.valid('json').labels) });
   });
 
   app.openapi(unlabel, async (c) => {
     const { id, labelId } = c.req.valid('param');
     const ref = { ...c.req.valid('query'), uid: id };
-    return ok(c, { email: await removeLabel(c.var.deps, c.var.userId, ref, labelId) });
+    return ok(c, { email: await removeLabel(c.var.deps, c.var.caller, ref, labelId) });
   });
 }

@@ -97,10 +97,9 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) => {
     const { wait, ...query } = c.req.valid('query');
     if (wait === undefined)
-      return ok(c, await listEmails(c.var.deps, c.var.userId, query, c.var.listLookAhead));
-    const caller = { userId: c.var.userId, keyId: c.var.keyId };
+      return ok(c, await listEmails(c.var.deps, c.var.caller, query, c.var.listLookAhead));
     const options = { timeoutMs: wait * 1000, signal: c.req.raw.signal };
-    const { end, ...page } = await waitForEmails(c.var.deps, caller, query, options).catch(
+    const { end, ...page } = await waitForEmails(c.var.deps, c.var.caller, query, options).catch(
       (error: unknown) => {
         if (error instanceof TooManyWaits) c.header('Retry-After', String(error.retryAfterSeconds));
         throw error;
@@ -114,13 +113,13 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(read, async (c) => {
     const { id } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    return ok(c, { email: await readEmail(c.var.deps, c.var.userId, account, id, folder ?? 'INBOX') });
+    return ok(c, { email: await readEmail(c.var.deps, c.var.caller, account, id, folder ?? 'INBOX') });
   });
 
   app.openapi(raw, async (c) => {
     const { id } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    const bytes = await readRaw(c.var.deps, c.var.userId, account, id, folder);
+    const bytes = await readRaw(c.var.deps, c.var.caller, account, id, folder);
     return c.body(new Uint8Array(bytes), 200, {
       'Content-Type': 'message/rfc822',
       'Content-Disposition': contentDisposition(`email-${id}.eml`),
@@ -130,7 +129,7 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(attachment, async (c) => {
     const { id, attachmentId } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    const found = await readAttachment(c.var.deps, c.var.userId, account, id, attachmentId, folder);
+    const found = await readAttachment(c.var.deps, c.var.caller, account, id, attachmentId, folder);
     return c.body(new Uint8Array(found.content), 200, {
       'Content-Type': found.contentType,
       'Content-Disposition': contentDisposition(found.filename),

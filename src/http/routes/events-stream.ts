@@ -179,15 +179,14 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
   function register(app: OpenAPIHono<AppEnv>) {
     describeEvents(app);
     app.openapi(token, async (c) => {
-      const caller = { userId: c.var.userId, keyId: c.var.keyId };
-      return ok(c, await issueStreamToken(c.var.deps, caller, c.get('account')));
+      return ok(c, await issueStreamToken(c.var.deps, c.var.caller, c.get('account')));
     });
 
     app.openapi(stream, async (c) => {
       const { lastEventId, ...query } = c.req.valid('query');
       const account = scopedAccount(query.account, c.var.streamTokenAccount);
       const resumeAfter = c.req.valid('header')['last-event-id'] ?? lastEventId;
-      const feed = await openEventFeed(c.var.deps, c.var, {
+      const feed = await openEventFeed(c.var.deps, c.var.caller, {
         ...(account !== undefined ? { account } : {}),
         ...(resumeAfter !== undefined ? { lastEventId: Number(resumeAfter) } : {}),
       });

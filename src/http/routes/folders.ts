@@ -63,16 +63,16 @@ const remove = createRoute({
 
 export function registerFolderRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) =>
-    ok(c, { folders: await listFolders(c.var.deps, c.var.userId, c.req.valid('query').account) }),
+    ok(c, { folders: await listFolders(c.var.deps, c.var.caller, c.req.valid('query').account) }),
   );
 
   app.openapi(create, async (c) => {
     const { name } = c.req.valid('json');
-    return ok(c, { folder: await createFolder(c.var.deps, c.var.userId, c.var.account, name) }, 201);
+    return ok(c, { folder: await createFolder(c.var.deps, c.var.caller, c.var.account, name) }, 201);
   });
 
   app.openapi(remove, async (c) => {
     const { account } = c.req.valid('query');
-    return ok(c, await deleteFolder(c.var.deps, c.var.userId, account, c.req.valid('param').name));
+    return ok(c, await deleteFolder(c.var.deps, c.var.caller, account, c.req.valid('param').name));
   });
 }

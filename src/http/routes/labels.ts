@@ -101,26 +101,26 @@ const remove = createRoute({
 
 export function registerLabelRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(create, async (c) => {
-    const label = await createLabel(c.var.deps, c.var.userId, c.req.valid('json'));
+    const label = await createLabel(c.var.deps, c.var.caller, c.req.valid('json'));
     return ok(c, { label }, 201, 'Label created successfully');
   });
 
   app.openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, await listLabels(c.var.deps, c.var.userId, limit, cursor));
+    return ok(c, await listLabels(c.var.deps, c.var.caller, limit, cursor));
   });
 
   app.openapi(one, async (c) =>
-    ok(c, { label: await getLabel(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+    ok(c, { label: await getLabel(c.var.deps, c.var.caller, c.req.valid('param').id) }),
   );
 
   app.openapi(update, async (c) => {
-    const label = await updateLabel(c.var.deps, c.var.userId, c.req.valid('param').id, c.req.valid('json'));
+    const label = await updateLabel(c.var.deps, c.var.caller, c.req.valid('param').id, c.req.valid('json'));
     return ok(c, { label });
   });
 
   app.openapi(remove, async (c) => {
-    const { id } = await deleteLabel(c.var.deps, c.var.userId, c.req.valid('param').id);
+    const { id } = await deleteLabel(c.var.deps, c.var.caller, c.req.valid('param').id);
     return ok(c, { id, deleted: true as const });
   });
 }

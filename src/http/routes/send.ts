@@ -81,7 +81,7 @@ const forward = createRoute({
 export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(send, async (c) => {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    return ok(c, await sendEmail(c.var.deps, c.var.userId, c.req.valid('json'), { idempotencyKey }));
+    return ok(c, await sendEmail(c.var.deps, c.var.caller, c.req.valid('json'), { idempotencyKey }));
   });
 
   app.openapi(reply, async (c) => {
@@ -89,7 +89,7 @@ export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
     const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
     const { account: _, ...body } = c.req.valid('json');
-    return ok(c, await replyToEmail(c.var.deps, c.var.userId, source, body, { idempotencyKey }));
+    return ok(c, await replyToEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey }));
   });
 
   app.openapi(forward, async (c) => {
@@ -97,6 +97,6 @@ export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
     const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
     const { account: _, ...body } = c.req.valid('json');
-    return ok(c, await forwardEmail(c.var.deps, c.var.userId, source, body, { idempotencyKey }));
+    return ok(c, await forwardEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey }));
   });
 }

@@ -41,12 +41,12 @@ const one = createRoute({
 export function registerThreadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) => {
     const { account, limit, cursor } = c.req.valid('query');
-    return ok(c, await listThreads(c.var.deps, c.var.userId, account, limit, cursor));
+    return ok(c, await listThreads(c.var.deps, c.var.caller, account, limit, cursor));
   });
   app.openapi(one, async (c) =>
     ok(
       c,
-      await readThread(c.var.deps, c.var.userId, c.req.valid('query').account, c.req.valid('param').threadId),
+      await readThread(c.var.deps, c.var.caller, c.req.valid('query').account, c.req.valid('param').threadId),
     ),
   );
 }

@@ -155,39 +155,39 @@ const deliveries = createRoute({
 
 export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(create, async (c) =>
-    ok(c, { webhook: await createWebhook(c.var.deps, c.var.userId, c.req.valid('json')) }, 201),
+    ok(c, { webhook: await createWebhook(c.var.deps, c.var.caller, c.req.valid('json')) }, 201),
   );
 
   app.openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, await listWebhooks(c.var.deps, c.var.userId, limit, cursor));
+    return ok(c, await listWebhooks(c.var.deps, c.var.caller, limit, cursor));
   });
 
   app.openapi(one, async (c) =>
-    ok(c, { webhook: await getWebhook(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+    ok(c, { webhook: await getWebhook(c.var.deps, c.var.caller, c.req.valid('param').id) }),
   );
 
   app.openapi(update, async (c) => {
     const { id } = c.req.valid('param');
-    return ok(c, { webhook: await updateWebhook(c.var.deps, c.var.userId, id, c.req.valid('json')) });
+    return ok(c, { webhook: await updateWebhook(c.var.deps, c.var.caller, id, c.req.valid('json')) });
   });
 
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    await deleteWebhook(c.var.deps, c.var.userId, id);
+    await deleteWebhook(c.var.deps, c.var.caller, id);
     return ok(c, { id, deleted: true as const });
   });
 
   app.openapi(rotate, async (c) =>
-    ok(c, { webhook: await rotateWebhookSecret(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+    ok(c, { webhook: await rotateWebhookSecret(c.var.deps, c.var.caller, c.req.valid('param').id) }),
   );
 
   app.openapi(test, async (c) =>
-    ok(c, await sendTestEvent(c.var.deps, c.var.userId, c.req.valid('param').id)),
+    ok(c, await sendTestEvent(c.var.deps, c.var.caller, c.req.valid('param').id)),
   );
 
   app.openapi(deliveries, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, await listDeliveries(c.var.deps, c.var.userId, c.req.valid('param').id, limit, cursor));
+    return ok(c, await listDeliveries(c.var.deps, c.var.caller, c.req.valid('param').id, limit, cursor));
   });
 }

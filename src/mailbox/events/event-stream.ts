@@ -1,6 +1,7 @@
 import { withExtractedReply } from '../../events/payload.js';
 import type { EventRow } from '../../store/events.js';
 import { requireInbox } from '../access.js';
+import type { Caller } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
 import type { AccessHolder, FeedCaller } from './access-check.js';
 import { lostAccess } from './access-check.js';
@@ -103,17 +104,23 @@ export class EventFeed {
  */
 export async function openEventFeed(
   deps: MailboxDeps,
-  caller: FeedCaller,
-  options: { account?: string; lastEventId?: number },
+  caller: Caller,
+  options: { account?: string; lastEventId?: number; sessionId?: string },
 ): Promise<EventFeed> {
-  const { userId } = caller;
+  const { userId, keyId } = caller;
   const inboxId =
-    options.account !== undefined ? (await requireInbox(deps, userId, options.account)).id : undefined;
+    options.account !== undefined ? (await requireInbox(deps, caller, options.account)).id : undefined;
   const who: FeedCaller =
-    'keyId' in caller ? { userId, keyId: caller.keyId } : { userId, sessionId: caller.sessionId };
+    keyId !== null ? { userId, keyId } : { userId, sessionId: requireSession(options.sessionId) };
   return EventFeed.open(
     deps,
     { ...who, ...(inboxId !== undefined ? { inboxId } : {}) },
     options.lastEventId ?? null,
   );
+}
+
+/** A feed is held by a key or a dashboard session: what ends it when access is gone. */
+function requireSession(sessionId: string | undefined): string {
+  if (sessionId === undefined) throw new Error('an event feed without a key needs the session it is for');
+  return sessionId;
 }

@@ -13,6 +13,7 @@ import { sealJson } from '../../store/sealing.js';
 import type { RemoteConfig, TlsTrust } from '../remote.js';
 import { checkTls } from '../remote-trust.js';
 import { requireInbox } from '../access.js';
+import { ownerCaller } from '../caller.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { refusePrivateServers } from '../connect/private-servers.js';
 import type { ServerChoice, ServersView } from '../connect/servers.js';
@@ -162,7 +163,7 @@ export async function addLocalInbox(
 export async function removeInbox(deps: MailboxDeps, address: string, ownerId?: number): Promise<void> {
   const inbox =
     ownerId !== undefined
-      ? await requireInbox(deps, ownerId, address)
+      ? await requireInbox(deps, ownerCaller(ownerId), address)
       : await deps.store.inboxes.findByAddress(address);
   if (!inbox) throw new NotFound(`no inbox ${address}`);
   await deps.store.inboxes.remove(inbox.id);

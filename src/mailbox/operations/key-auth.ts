@@ -1,10 +1,18 @@
 import type { ApiKeyRow } from '../../store/api-keys.js';
+import type { KeyCaller } from '../caller.js';
+import { PERMISSIONS } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
 import { mailroomErrorOf } from '../errors.js';
 
-/** The active key `key` is, or undefined for an unknown or revoked one. */
-export async function authenticateKey(deps: MailboxDeps, key: string): Promise<ApiKeyRow | undefined> {
-  return deps.store.apiKeys.authenticate(key);
+/** The active key `key` is, as the caller it makes, or undefined for an unknown or revoked one. */
+export async function authenticateKey(deps: MailboxDeps, key: string): Promise<KeyCaller | undefined> {
+  const row = await deps.store.apiKeys.authenticate(key);
+  return row ? callerOfKey(row) : undefined;
+}
+
+/** The caller a key makes: its user, and how far it reaches. */
+export function callerOfKey(row: ApiKeyRow): KeyCaller {
+  return { userId: row.user_id, keyId: row.id, inboxes: null, permissions: new Set(PERMISSIONS) };
 }
 
 /**
