@@ -6,11 +6,27 @@ import { Forbidden, NotFound } from './errors.js';
 import type { FolderRow } from '../store/folders.js';
 import type { MessageRow } from '../store/messages.js';
 
-/** The caller's inbox named by `account`; 403 alike whether it exists for someone else or not at all. */
+/**
+ * The caller's inbox named by `account`, within its key's reach; 403 alike whether it exists for
+ * someone else, is the user's but beyond the key's reach, or does not exist at all.
+ */
 export async function requireInbox(deps: MailboxDeps, caller: Caller, account: string): Promise<InboxRow> {
   const inbox = await deps.store.inboxes.findByAddress(account.trim());
-  if (!inbox || inbox.user_id !== caller.userId) throw await notYourInbox(deps, caller, account);
+  if (!inbox || !reaches(caller, inbox)) throw await notYourInbox(deps, caller, account);
   return inbox;
+}
+
+/** Whether the inbox is the caller's user's and within its key's reach. */
+export function reaches(caller: Caller, inbox: InboxRow): boolean {
+  return (
+    inbox.user_id === caller.userId &&
+    (caller.inboxes === null || caller.inboxes.includes(inbox.address.toLowerCase()))
+  );
+}
+
+/** The caller's inboxes within its key's reach (all of the user's for a person or an unlimited key). */
+export async function reachableInboxes(deps: MailboxDeps, caller: Caller): Promise<InboxRow[]> {
+  return (await deps.store.inboxes.list(caller.userId)).filter((inbox) => reaches(caller, inbox));
 }
 
 /** The user who owns an inbox, with nothing held back (in-process calls act as the inbox's owner, with no key). */
@@ -32,7 +48,7 @@ const NAMED_INBOXES = 5;
 export async function notYourInbox(deps: MailboxDeps, caller: Caller, account: string): Promise<Forbidden> {
   const asked = account.trim().slice(0, 254);
   const shown = /^[^\s"\p{C}]+$/u.test(asked) ? asked : JSON.stringify(asked);
-  const yours = (await deps.store.inboxes.list(caller.userId)).map((inbox) => inbox.address);
+  const yours = (await reachableInboxes(deps, caller)).map((inbox) => inbox.address);
   const reach =
     yours.length === 0
       ? 'you have no inbox yet'
@@ -97,7 +113,7 @@ export async function requireInboxFolder(
   const found = await (started?.account === account && started.folder === name
     ? started.found
     : startInboxFolderLookup(deps, account, name).found);
-  if (!found || found.inbox.user_id !== caller.userId) throw await notYourInbox(deps, caller, account);
+  if (!found || !reaches(caller, found.inbox)) throw await notYourInbox(deps, caller, account);
   return { inbox: found.inbox, folder: found.folder ?? (await requireFolder(deps, found.inbox, name)) };
 }
 

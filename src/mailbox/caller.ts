@@ -25,6 +25,11 @@ export function ownerCaller(userId: number): Caller {
   return { userId, keyId: null, inboxes: null, permissions: new Set(PERMISSIONS) };
 }
 
+/** A key's stored permissions that this server knows, in their usual order. */
+export function permissionsOf(key: { permissions: readonly string[] }): Permission[] {
+  return PERMISSIONS.filter((p) => key.permissions.includes(p));
+}
+
 /** 403 `forbidden` naming the permission the caller's key lacks. */
 export function requirePermission(caller: Caller, permission: Permission): void {
   if (caller.permissions.has(permission)) return;

@@ -9,7 +9,6 @@ import { writingTools } from './tools-writing.js';
 
 export const MCP_TOOLS: McpTool[] = [...readingTools, ...writingTools];
 const byName = new Map(MCP_TOOLS.map((tool) => [tool.listing.name, tool]));
-const listings = MCP_TOOLS.map((tool) => tool.listing);
 
 const INSTRUCTIONS =
   'Mailroom gives you email inboxes. Start with list_inboxes: each address is the `account` of the other ' +
@@ -22,11 +21,13 @@ function serverFor(context: Omit<ToolContext, 'signal'>, httpSignal: AbortSignal
     { name: 'mailroom', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listings }));
+  // A key sees the tools its permissions let it use; one it may not use is refused by name when called.
+  const usable = MCP_TOOLS.filter((tool) => context.caller.permissions.has(tool.permission));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: usable.map((tool) => tool.listing) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      const names = [...byName.keys()].join(', ');
+      const names = usable.map((t) => t.listing.name).join(', ');
       return toolError('not_found', `no tool ${JSON.stringify(request.params.name)}; tools are: ${names}`);
     }
     // A JSON answer does not see the HTTP client leave: either signal ends a long wait.

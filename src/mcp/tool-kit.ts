@@ -4,7 +4,8 @@ import { requestErrorMap, validationMessage, zodDetails } from '../contract/vali
 import type { ErrorDetail } from '../mailbox/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
-import type { KeyCaller } from '../mailbox/caller.js';
+import type { KeyCaller, Permission } from '../mailbox/caller.js';
+import { requirePermission } from '../mailbox/caller.js';
 import { toolError } from './tool-error.js';
 
 /** What a tool runs with: the API key acting and its reach, as the HTTP door's authentication found it. */
@@ -41,6 +42,8 @@ type FieldWords<P extends Shape, B> = {
  */
 export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined> {
   name: string;
+  /** What a key needs to see and call it (contract 14). */
+  permission: Permission;
   description: string;
   annotations: Hints;
   params: P;
@@ -55,6 +58,7 @@ export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined
 
 export interface McpTool {
   listing: Tool;
+  permission: Permission;
   call(context: ToolContext, args: Record<string, unknown>): Promise<CallToolResult>;
 }
 
@@ -64,6 +68,7 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
   const params = z.strictObject(definition.params);
   const ownKeys = new Set(Object.keys(definition.params));
   return {
+    permission: definition.permission,
     listing: {
       name: definition.name,
       description: definition.description,
@@ -71,6 +76,12 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
       inputSchema: inputSchemaOf(definition.name, params, definition.body, definition.fields ?? {}),
     },
     async call(context, args) {
+      try {
+        requirePermission(context.caller, definition.permission);
+      } catch (error) {
+        const refusal = mailroomErrorOf(error)!;
+        return toolError(refusal.code, refusal.message);
+      }
       const own: Record<string, unknown> = {};
       const rest: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(args)) (ownKeys.has(key) ? own : rest)[key] = value;

@@ -33,6 +33,7 @@ const listShape = {
 export const readingTools: McpTool[] = [
   defineTool({
     name: 'list_inboxes',
+    permission: 'read',
     description: 'The inboxes this API key reaches: their addresses are the `account` of every other tool.',
     annotations: { title: 'List inboxes', ...READ_ONLY },
     params: {},
@@ -40,6 +41,7 @@ export const readingTools: McpTool[] = [
   }),
   defineTool({
     name: 'list_emails',
+    permission: 'read',
     description:
       'A page of emails in a folder (INBOX by default), newest first, with filters. Each email has ' +
       '`extractedText`: its new content without quoted history or signature. Text is cut to 500 characters; ' +
@@ -51,6 +53,7 @@ export const readingTools: McpTool[] = [
   }),
   defineTool({
     name: 'read_email',
+    permission: 'read',
     description:
       'One email with its full text and html (and extractedText/extractedHtml). Reading does not mark it read.',
     annotations: { title: 'Read an email', ...READ_ONLY },
@@ -61,6 +64,7 @@ export const readingTools: McpTool[] = [
   }),
   defineTool({
     name: 'wait_for_email',
+    permission: 'read',
     description:
       'The newest email in the folder matching the filters: at once when one is already there, else as soon as ' +
       'one arrives, else email: null (with ended) after timeout seconds. To wait only for mail still to come, ' +
@@ -85,6 +89,7 @@ export const readingTools: McpTool[] = [
   }),
   defineTool({
     name: 'list_threads',
+    permission: 'read',
     description: 'Conversations of an inbox, most recent activity first.',
     annotations: { title: 'List threads', ...READ_ONLY },
     params: { account: inbox, limit, cursor },
@@ -92,6 +97,7 @@ export const readingTools: McpTool[] = [
   }),
   defineTool({
     name: 'read_thread',
+    permission: 'read',
     description: 'One conversation: its emails oldest first, across folders.',
     annotations: { title: 'Read a thread', ...READ_ONLY },
     params: {
@@ -106,6 +112,7 @@ export const readingTools: McpTool[] = [
   }),
   defineTool({
     name: 'get_attachment',
+    permission: 'read',
     description:
       `An attachment of an email (ids are in the email's attachments). Up to ${INLINE_ATTACHMENT_BYTES / 1024} KB ` +
       'it comes inline as an embedded resource; larger ones as a link to the HTTP API (Bearer key needed).',

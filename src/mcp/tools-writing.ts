@@ -42,6 +42,7 @@ const DRAFT_FIELDS = {
 export const writingTools: McpTool[] = [
   defineTool({
     name: 'send_email',
+    permission: 'send',
     description:
       'Sends an email from one of your inboxes (`from`). Needs text, html or attachments (base64). Local ' +
       'recipients get it at once; others are queued (or captured, in sandbox mode).',
@@ -59,6 +60,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'reply_to_email',
+    permission: 'send',
     description:
       'Replies to an email (replyAll for everyone), threading it and quoting the original unless ' +
       'includeOriginal is false. Needs text or html.',
@@ -76,6 +78,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'forward_email',
+    permission: 'send',
     description: 'Forwards an email to `to`, with its attachments unless includeAttachments is false.',
     annotations: { title: 'Forward an email', ...SENDS },
     params: { account: inbox, uid, folder: inFolder },
@@ -91,6 +94,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'update_email',
+    permission: 'organise',
     description:
       'Marks an email read or unread, flags or unflags it, or moves it (action move with folder, the destination).',
     annotations: { title: 'Update an email', ...CHANGES, destructiveHint: false, idempotentHint: true },
@@ -104,6 +108,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'delete_email',
+    permission: 'organise',
     description:
       'Moves an email to Trash; one already in Trash, a draft, or any with permanent: true is deleted for good.',
     annotations: { title: 'Delete an email', ...CHANGES, destructiveHint: true, idempotentHint: false },
@@ -117,6 +122,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'create_draft',
+    permission: 'send',
     description: 'Saves a draft in Drafts (inReplyTo: uid of the email it answers, for threading).',
     annotations: { title: 'Create a draft', ...CHANGES, destructiveHint: false, idempotentHint: false },
     params: { account: inbox },
@@ -128,6 +134,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'update_draft',
+    permission: 'send',
     description: 'Changes a draft: the fields given replace, the others stay.',
     annotations: { title: 'Update a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
     params: { account: inbox, uid },
@@ -139,6 +146,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'send_draft',
+    permission: 'send',
     description: 'Sends a draft; it moves from Drafts to Sent keeping its uid.',
     annotations: { title: 'Send a draft', ...SENDS, idempotentHint: true },
     params: { account: inbox, uid },
@@ -146,6 +154,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'delete_draft',
+    permission: 'send',
     description: 'Deletes a draft without sending it.',
     annotations: { title: 'Delete a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
     params: { account: inbox, uid },
@@ -153,6 +162,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'list_labels',
+    permission: 'read',
     description: 'Your labels, newest first.',
     annotations: {
       title: 'List labels',
@@ -166,6 +176,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'create_label',
+    permission: 'organise',
     description:
       'Creates a label (names are unique per user, whatever the case); a colour is picked when omitted.',
     annotations: { title: 'Create a label', ...CHANGES, destructiveHint: false, idempotentHint: true },
@@ -180,6 +191,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'label_email',
+    permission: 'organise',
     description: 'Puts labels (ids or names) on an email; labels it already has are kept once.',
     annotations: { title: 'Label an email', ...CHANGES, destructiveHint: false, idempotentHint: true },
     params: { account: inbox, uid, folder: inFolder },

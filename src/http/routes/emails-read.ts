@@ -4,6 +4,7 @@ import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/re
 import { waitForEmails } from '../../mailbox/events/wait-for-email.js';
 import { TooManyWaits } from '../../mailbox/events/wait-slots.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { UidParam, envelope } from '../../contract/common.js';
 import {
@@ -13,7 +14,7 @@ import {
   ListEmailsQuery,
   ReadEmailQuery,
 } from '../../contract/emails.js';
-import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
+import { commonErrors, okResponse } from '../route-docs.js';
 
 const list = createRoute({
   method: 'get',
@@ -21,7 +22,7 @@ const list = createRoute({
   operationId: 'listEmails',
   tags: ['Emails'],
   summary: 'List emails in a folder, newest first; with wait=N, long-poll for the first matching mail',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { query: ListEmailsQuery },
   responses: {
     ...okResponse(
@@ -38,7 +39,7 @@ const read = createRoute({
   operationId: 'getEmail',
   tags: ['Emails'],
   summary: 'Read one email with its full text and html',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: UidParam, query: ReadEmailQuery },
   responses: { ...okResponse(envelope(z.object({ email: Email })), 'The email'), ...commonErrors },
 });
@@ -57,7 +58,7 @@ const raw = createRoute({
   operationId: 'getRawEmail',
   tags: ['Emails'],
   summary: 'The message as received or sent (message/rfc822)',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: UidParam, query: DownloadQuery },
   responses: {
     200: {
@@ -75,7 +76,7 @@ const attachment = createRoute({
   operationId: 'getAttachment',
   tags: ['Emails'],
   summary: 'Download an attachment',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: AttachmentParams, query: DownloadQuery },
   responses: {
     200: {

@@ -8,6 +8,7 @@ import type { MailboxDeps } from '../../mailbox/deps.js';
 import { issueStreamToken } from '../../mailbox/events/stream-token.js';
 import { Forbidden } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { envelope } from '../../contract/common.js';
 import {
@@ -25,6 +26,7 @@ const stream = createRoute({
   path: '/events',
   operationId: 'streamEvents',
   tags: ['Events'],
+  ...needs('read'),
   security: [...bearerSecurity, { streamToken: [] }],
   summary: 'Server-Sent Events: the webhook event objects of your inboxes, live',
   description:
@@ -56,7 +58,7 @@ const token = createRoute({
   path: '/events/token',
   operationId: 'createEventStreamToken',
   tags: ['Events'],
-  security: bearerSecurity,
+  ...needs('read'),
   summary: 'A short-lived token that opens GET /events?token=... (for a browser EventSource)',
   description:
     'Signed by the server, valid on any node sharing the database, for opening a stream within its minute. ' +

@@ -8,6 +8,7 @@ import {
   updateLabel,
 } from '../../mailbox/organising/labels.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { ErrorResponse, envelope } from '../../contract/common.js';
 import {
@@ -17,7 +18,7 @@ import {
   ListLabelsQuery,
   UpdateLabelBody,
 } from '../../contract/labels.js';
-import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
+import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const conflict = {
   409: {
@@ -34,7 +35,7 @@ const create = createRoute({
   operationId: 'createLabel',
   tags: ['Labels'],
   summary: 'Create a label; a palette colour is picked at random when color is omitted',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: jsonBody(CreateLabelBody),
   responses: {
     201: {
@@ -52,7 +53,7 @@ const list = createRoute({
   operationId: 'listLabels',
   tags: ['Labels'],
   summary: 'Your labels, newest first',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { query: ListLabelsQuery },
   responses: {
     ...okResponse(
@@ -69,7 +70,7 @@ const one = createRoute({
   operationId: 'getLabel',
   tags: ['Labels'],
   summary: 'One label',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: LabelIdParam },
   responses: { ...labelResponse, ...commonErrors },
 });
@@ -80,7 +81,7 @@ const update = createRoute({
   operationId: 'updateLabel',
   tags: ['Labels'],
   summary: 'Change a label: the fields given replace, the others stay (description null clears it)',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: { params: LabelIdParam, ...jsonBody(UpdateLabelBody) },
   responses: { ...labelResponse, ...commonErrors, ...conflict },
 });
@@ -91,7 +92,7 @@ const remove = createRoute({
   operationId: 'deleteLabel',
   tags: ['Labels'],
   summary: 'Delete a label; it comes off every email that carried it',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: { params: LabelIdParam },
   responses: {
     ...okResponse(envelope(z.object({ id: z.string(), deleted: z.literal(true) })), 'Deleted'),

@@ -1,12 +1,15 @@
 import { withExtractedReply } from '../../events/payload.js';
 import type { EventRow } from '../../store/events.js';
-import { requireInbox } from '../access.js';
+import { reachableInboxes, requireInbox } from '../access.js';
 import type { Caller } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
 import type { AccessHolder, FeedCaller } from './access-check.js';
 import { lostAccess } from './access-check.js';
 
 const PAGE = 200;
+
+/** Who holds a feed, and the inboxes it shows: one, those a limited key reaches, or (undefined) all the user's. */
+type FeedScope = AccessHolder & { inboxIds?: readonly number[] };
 
 /**
  * The events of a caller's inboxes in commit order, from a starting seq onwards. Every read is
@@ -21,7 +24,7 @@ export class EventFeed {
 
   private constructor(
     private readonly deps: MailboxDeps,
-    private readonly scope: AccessHolder,
+    private readonly scope: FeedScope,
   ) {
     this.unsubscribe = deps.bus.subscribe((rows) => {
       if (rows.some((row) => this.wants(row))) this.poke();
@@ -29,7 +32,7 @@ export class EventFeed {
   }
 
   /** A feed starting after `afterSeq`, or (null) after the last event committed now. */
-  static async open(deps: MailboxDeps, scope: AccessHolder, afterSeq: number | null): Promise<EventFeed> {
+  static async open(deps: MailboxDeps, scope: FeedScope, afterSeq: number | null): Promise<EventFeed> {
     // Subscribed before the starting point is read, so nothing committed in between is missed.
     const feed = new EventFeed(deps, scope);
     try {
@@ -91,14 +94,15 @@ export class EventFeed {
     return (
       row.user_id === this.scope.userId &&
       row.inbox_id !== null &&
-      (this.scope.inboxId === undefined || row.inbox_id === this.scope.inboxId)
+      (this.scope.inboxIds === undefined || this.scope.inboxIds.includes(row.inbox_id))
     );
   }
 }
 
 /**
  * Opens the event feed of `GET /events`: one inbox when `account` is given (it must be the
- * caller's: 403), else every inbox of the caller, including ones added later. Starts after
+ * caller's: 403), else every inbox of the caller, including ones added later (a key limited to
+ * some inboxes: those). Starts after
  * `lastEventId` when given, else with what happens from now on. The door re-checks
  * `stillAllowed` while the feed is open and ends it when the caller's access is gone.
  */
@@ -112,9 +116,15 @@ export async function openEventFeed(
     options.account !== undefined ? (await requireInbox(deps, caller, options.account)).id : undefined;
   const who: FeedCaller =
     keyId !== null ? { userId, keyId } : { userId, sessionId: requireSession(options.sessionId) };
+  const inboxIds =
+    inboxId !== undefined
+      ? [inboxId]
+      : caller.inboxes !== null
+        ? (await reachableInboxes(deps, caller)).map((inbox) => inbox.id)
+        : undefined;
   return EventFeed.open(
     deps,
-    { ...who, ...(inboxId !== undefined ? { inboxId } : {}) },
+    { ...who, ...(inboxId !== undefined ? { inboxId } : {}), ...(inboxIds ? { inboxIds } : {}) },
     options.lastEventId ?? null,
   );
 }

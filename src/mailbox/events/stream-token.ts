@@ -3,7 +3,7 @@ import type { EventStreamToken } from '../../contract/events.js';
 import crypto from 'node:crypto';
 import { requireInbox } from '../access.js';
 import type { KeyCaller } from '../caller.js';
-import { ownerCaller } from '../caller.js';
+import { callerOfKey } from '../operations/key-auth.js';
 import type { MailboxDeps } from '../deps.js';
 
 /** How long a stream token may be used to open a stream; the stream itself lasts as long as it is open. */
@@ -92,7 +92,7 @@ export async function redeemStreamToken(
   token: string,
 ): Promise<{ caller: KeyCaller; account: string | null } | null> {
   const claims = verifyStreamToken(deps, token);
-  if (!claims || !(await deps.store.apiKeys.isActive(claims.keyId))) return null;
-  const caller = { ...ownerCaller(claims.userId), keyId: claims.keyId };
-  return { caller, account: claims.account };
+  const key = claims ? await deps.store.apiKeys.active(claims.keyId) : undefined;
+  if (!claims || !key) return null;
+  return { caller: callerOfKey(key), account: claims.account };
 }

@@ -10,7 +10,7 @@ import { TEST_EVENT_TYPE } from '../../events/dispatcher.js';
 import { generateWebhookSecret } from '../../events/signing.js';
 import { checkWebhookUrl, webhookReach } from '../../events/url-guard.js';
 import type { WebhookPatch, WebhookRow } from '../../store/webhooks.js';
-import { requireInbox } from '../access.js';
+import { reachableInboxes, requireInbox } from '../access.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
 import type { MailboxDeps } from '../deps.js';
 import { NotFound, ValidationFailed } from '../errors.js';
@@ -57,7 +57,9 @@ export async function listWebhooks(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const webhooks: WebhookView[] = [];
-  for (const row of page) webhooks.push(await viewOf(deps, row));
+  // A key limited to some inboxes sees only the webhooks within them: a page may come out short.
+  const reach = await reachOf(deps, caller);
+  for (const row of page) if (inReach(row, reach)) webhooks.push(await viewOf(deps, row));
   return {
     webhooks,
     nextCursor: rows.length > limit && last ? encodeCursor('webhook', last.position) : null,
@@ -87,6 +89,7 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(deps: MailboxDeps, caller: Caller, id: string): Promise<void> {
+  await requireWebhook(deps, caller, id);
   if (!(await deps.store.webhooks.remove(caller.userId, id))) throw notFound(id);
 }
 
@@ -96,6 +99,7 @@ export async function rotateWebhookSecret(
   caller: Caller,
   id: string,
 ): Promise<WebhookWithSecretView> {
+  await requireWebhook(deps, caller, id);
   const secret = generateWebhookSecret();
   const row = await deps.store.webhooks.setSecret(caller.userId, id, secret);
   if (!row) throw notFound(id);
@@ -128,8 +132,21 @@ export async function sendTestEvent(deps: MailboxDeps, caller: Caller, id: strin
 /** The caller's webhook, or NotFound (the same answer whether it is someone else's or does not exist). */
 export async function requireWebhook(deps: MailboxDeps, caller: Caller, id: string): Promise<WebhookRow> {
   const row = await deps.store.webhooks.get(caller.userId, id);
-  if (!row) throw notFound(id);
+  if (!row || !inReach(row, await reachOf(deps, caller))) throw notFound(id);
   return row;
+}
+
+/** The ids of the inboxes a limited key reaches; null for a caller that reaches all of its user's. */
+async function reachOf(deps: MailboxDeps, caller: Caller): Promise<Set<number> | null> {
+  if (caller.inboxes === null) return null;
+  return new Set((await reachableInboxes(deps, caller)).map((inbox) => inbox.id));
+}
+
+/** A webhook is within a limited key's reach when every inbox it hears from is (one for all inboxes is not). */
+function inReach(row: WebhookRow, reach: Set<number> | null): boolean {
+  if (reach === null) return true;
+  if (row.accounts === null) return false;
+  return (JSON.parse(row.accounts) as number[]).every((id) => reach.has(id));
 }
 
 const notFound = (id: string) => new NotFound(`no webhook ${JSON.stringify(id)}`);
@@ -146,13 +163,19 @@ async function requireDeliverableUrl(deps: MailboxDeps, url: string): Promise<st
 
 const uniqueKinds = (kinds: EventKind[]): string[] => EVENT_KINDS.filter((k) => kinds.includes(k));
 
-/** Addresses to inbox ids; each must be one of the caller's inboxes (403 otherwise, as for `account`). */
+/**
+ * Addresses to inbox ids; each must be one of the caller's inboxes (403 otherwise, as for
+ * `account`). For all inboxes (null), a key limited to some gets those it reaches.
+ */
 async function inboxIdsOf(
   deps: MailboxDeps,
   caller: Caller,
   accounts: string[] | null,
 ): Promise<number[] | null> {
-  if (accounts === null) return null;
+  if (accounts === null) {
+    const reach = await reachOf(deps, caller);
+    return reach === null ? null : [...reach];
+  }
   const ids: number[] = [];
   for (const address of accounts) ids.push((await requireInbox(deps, caller, address)).id);
   return [...new Set(ids)];
