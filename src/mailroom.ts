@@ -278,7 +278,7 @@ async function bootstrap(
     (await deps.store.domains.find(deps.config.domain)) ?? (await addDomain(deps, deps.config.domain));
   const user = await addUser(deps, 'default', { admin: true });
   const inbox = await addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
-  const { key } = await createKey(deps, user.id, 'bootstrap', given);
+  const { key } = await createKey(deps, user.id, { name: 'bootstrap', ...(given ? { given } : {}) });
   const signInLink = `${publicUrlOf(deps.config, httpPort)}/sign-in/link/${(await createSignInLink(deps, user.id)).token}`;
   return {
     domain: domain.name,

@@ -127,10 +127,21 @@ export function registerAdminCommands(program: Command): void {
       .command('create')
       .description('create an API key; it is printed once')
       .requiredOption('--user <name>', 'owner')
-      .option('--name <label>', 'a label for the key'),
-  ).action((o: Common & { user: string; name?: string }) =>
-    withDeps(o, async (deps, { createKey, keyView }) => {
-      const created = await createKey(deps, o.user, o.name ?? '');
+      .option('--name <label>', 'a label for the key')
+      .option('--inboxes <addresses>', "the user's inboxes it reaches, comma-separated (default: all)")
+      .option(
+        '--permissions <names>',
+        'read, organise, send, manage, approve, comma-separated (default: all but approve)',
+      ),
+  ).action((o: Common & { user: string; name?: string; inboxes?: string; permissions?: string }) =>
+    withDeps(o, async (deps, { createKey, keyView, parseKeyPermissions }) => {
+      const created = await createKey(deps, o.user, {
+        name: o.name ?? '',
+        ...(o.inboxes !== undefined ? { inboxes: o.inboxes.split(',') } : {}),
+        ...(o.permissions !== undefined
+          ? { permissions: parseKeyPermissions(o.permissions.split(',')) }
+          : {}),
+      });
       print(!!o.json, { key: { ...(await keyView(deps, created.row)), key: created.key } }, () =>
         [`API key for ${created.user.name} (id ${created.row.id}), shown only now:`, created.key].join('\n'),
       );

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { KeyReach, keyInboxes, keyPermissions } from './keys.js';
 
 const createdAt = z.string().openapi({ format: 'date-time' });
 
@@ -24,6 +25,7 @@ export const AdminKey = z
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
   })
+  .extend(KeyReach.shape)
   .openapi('AdminKey');
 
 export const AdminKeyWithSecret = AdminKey.extend({
@@ -87,5 +89,10 @@ export const CreateUserBody = z.object({
   admin: z.boolean().optional().openapi({ description: 'the user also sees the admin pages' }),
 });
 
-/** POST /admin/v1/keys (the dashboard's key form takes its name) */
-export const CreateKeyBody = z.object({ user: userRef, name: z.string().max(100).optional() });
+/** POST /admin/v1/keys (the dashboard's key form takes all but the user) */
+export const CreateKeyBody = z.object({
+  user: userRef,
+  name: z.string().max(100).optional(),
+  inboxes: keyInboxes.optional(),
+  permissions: keyPermissions.optional(),
+});

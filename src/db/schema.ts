@@ -20,6 +20,10 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** JSON array of lower-case addresses, or null for every inbox of the user. */
+  inboxes: string | null;
+  /** JSON array of permission names. */
+  permissions: Generated<string>;
 }
 
 export interface DomainsTable {

@@ -16,13 +16,13 @@ export async function waitForEmailInProcess(deps: MailboxDeps, options: WaitForE
   const filters = waitFilters(options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
   const startedAt = Date.now();
-  const userId = await ownerOfInbox(deps, filters.account);
-  const { emails, end } = await waitForEmails(deps, { userId }, { ...filters, limit: 1 }, { timeoutMs });
+  const owner = await ownerOfInbox(deps, filters.account);
+  const { emails, end } = await waitForEmails(deps, owner, { ...filters, limit: 1 }, { timeoutMs });
   const found = emails[0];
-  if (found) return readEmail(deps, userId, filters.account, found.uid, found.folder);
+  if (found) return readEmail(deps, owner, filters.account, found.uid, found.folder);
   if (end === 'shutdown')
     throw new Unavailable(`the server stopped while waiting for mail to ${filters.account}`);
-  const latest = await listEmails(deps, userId, {
+  const latest = await listEmails(deps, owner, {
     account: filters.account,
     folder: filters.folder,
     limit: LATEST_SHOWN,

@@ -14,6 +14,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestIds, requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
+import { enforceRoutePermissions } from './route-permission.js';
 import { serveOpenApiDocument } from './openapi-document.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerInboxSettingsRoutes } from './routes/inbox-settings.js';
@@ -26,6 +27,7 @@ import { registerFolderRoutes } from './routes/folders.js';
 import { registerLabelRoutes } from './routes/labels.js';
 import { registerListRoutes } from './routes/lists.js';
 import { registerMcpRoutes } from './routes/mcp.js';
+import { registerMeRoute } from './routes/me.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSendRoutes } from './routes/send.js';
 import { registerThreadRoutes } from './routes/threads.js';
@@ -79,7 +81,10 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   });
   registerMetricsRoute(root, httpMetrics);
 
-  const api = validateWholeRequests(new OpenAPIHono<AppEnv>(validationHook as never));
+  // The permission check wraps inside the validation: a key without the permission is refused first.
+  const api = validateWholeRequests(
+    enforceRoutePermissions(new OpenAPIHono<AppEnv>(validationHook as never)),
+  );
   // API keys and the admin token each have their own count of failures per client address.
   const throttle = () => new AuthThrottle(deps.config.authFailureLimit, options.authFailureWindowMs);
   const apiThrottle = throttle();
@@ -97,6 +102,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerMcpRoutes(root, [throttled, authenticate, limiter, bodyCheck]);
   registerAccountRoutes(api);
   registerInboxSettingsRoutes(api);
+  registerMeRoute(api);
   registerDraftRoutes(api); // before /emails/{id} routes: /emails/drafts/... is literal
   registerSendRoutes(api);
   registerEmailReadRoutes(api);

@@ -1,9 +1,12 @@
+import type { KeyCaller } from '../mailbox/caller.js';
 import type { InboxFolderLookup } from '../mailbox/access.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
 
 export interface AppEnv {
   Variables: {
-    userId: number;
+    /** The key acting and its reach (middleware/auth.ts). */
+    caller: KeyCaller;
+    /** The key's id (caller.keyId), for the log and the rate limit. */
     keyId: string;
     deps: MailboxDeps;
     /** The request's inbox, from the query or the JSON body (validateRequest). */

@@ -9,7 +9,10 @@ export const json = (schema: z.ZodTypeAny) => ({ 'application/json': { schema } 
 export const commonErrors = {
   400: { description: 'Validation error or invalid JSON', content: json(ErrorResponse) },
   401: { description: 'Missing or invalid API key', content: json(ErrorResponse) },
-  403: { description: 'The account is not one of your inboxes', content: json(ErrorResponse) },
+  403: {
+    description: 'The key lacks the permission this route needs, or the account is not one of its inboxes',
+    content: json(ErrorResponse),
+  },
   404: { description: 'Not found', content: json(ErrorResponse) },
   429: { description: 'Rate limited', content: json(ErrorResponse) },
   503: {

@@ -1,21 +1,39 @@
 import type { InboxRow } from '../store/inboxes.js';
+import type { Caller } from './caller.js';
+import { ownerCaller } from './caller.js';
 import type { MailboxDeps } from './deps.js';
 import { Forbidden, NotFound } from './errors.js';
 import type { FolderRow } from '../store/folders.js';
 import type { MessageRow } from '../store/messages.js';
 
-/** The caller's inbox named by `account`; 403 alike whether it exists for someone else or not at all. */
-export async function requireInbox(deps: MailboxDeps, userId: number, account: string): Promise<InboxRow> {
+/**
+ * The caller's inbox named by `account`, within its key's reach; 403 alike whether it exists for
+ * someone else, is the user's but beyond the key's reach, or does not exist at all.
+ */
+export async function requireInbox(deps: MailboxDeps, caller: Caller, account: string): Promise<InboxRow> {
   const inbox = await deps.store.inboxes.findByAddress(account.trim());
-  if (!inbox || inbox.user_id !== userId) throw await notYourInbox(deps, userId, account);
+  if (!inbox || !reaches(caller, inbox)) throw await notYourInbox(deps, caller, account);
   return inbox;
 }
 
-/** The user who owns an inbox (in-process calls act as the inbox's owner, with no key). */
-export async function ownerOfInbox(deps: MailboxDeps, account: string): Promise<number> {
+/** Whether the inbox is the caller's user's and within its key's reach. */
+export function reaches(caller: Caller, inbox: InboxRow): boolean {
+  return (
+    inbox.user_id === caller.userId &&
+    (caller.inboxes === null || caller.inboxes.includes(inbox.address.toLowerCase()))
+  );
+}
+
+/** The caller's inboxes within its key's reach (all of the user's for a person or an unlimited key). */
+export async function reachableInboxes(deps: MailboxDeps, caller: Caller): Promise<InboxRow[]> {
+  return (await deps.store.inboxes.list(caller.userId)).filter((inbox) => reaches(caller, inbox));
+}
+
+/** The user who owns an inbox, with nothing held back (in-process calls act as the inbox's owner, with no key). */
+export async function ownerOfInbox(deps: MailboxDeps, account: string): Promise<Caller> {
   const inbox = await deps.store.inboxes.findByAddress(account.trim());
   if (!inbox) throw new NotFound(`no inbox ${account} on this server`);
-  return inbox.user_id;
+  return ownerCaller(inbox.user_id);
 }
 
 /** Up to this many of the caller's inboxes are named in a refusal; past it, where to list them. */
@@ -27,10 +45,10 @@ const NAMED_INBOXES = 5;
  * made of what was asked and the caller's own inboxes only: the same words whether the account
  * exists for someone else or not at all.
  */
-export async function notYourInbox(deps: MailboxDeps, userId: number, account: string): Promise<Forbidden> {
+export async function notYourInbox(deps: MailboxDeps, caller: Caller, account: string): Promise<Forbidden> {
   const asked = account.trim().slice(0, 254);
   const shown = /^[^\s"\p{C}]+$/u.test(asked) ? asked : JSON.stringify(asked);
-  const yours = (await deps.store.inboxes.list(userId)).map((inbox) => inbox.address);
+  const yours = (await reachableInboxes(deps, caller)).map((inbox) => inbox.address);
   const reach =
     yours.length === 0
       ? 'you have no inbox yet'
@@ -87,7 +105,7 @@ export function startInboxFolderLookup(
  */
 export async function requireInboxFolder(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   name: string,
   started?: InboxFolderLookup,
@@ -95,7 +113,7 @@ export async function requireInboxFolder(
   const found = await (started?.account === account && started.folder === name
     ? started.found
     : startInboxFolderLookup(deps, account, name).found);
-  if (!found || found.inbox.user_id !== userId) throw await notYourInbox(deps, userId, account);
+  if (!found || !reaches(caller, found.inbox)) throw await notYourInbox(deps, caller, account);
   return { inbox: found.inbox, folder: found.folder ?? (await requireFolder(deps, found.inbox, name)) };
 }
 

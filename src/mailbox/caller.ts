@@ -17,9 +17,17 @@ export interface Caller {
   permissions: ReadonlySet<Permission>;
 }
 
+/** A caller that is an API key (HTTP, MCP, a stream token). */
+export type KeyCaller = Caller & { keyId: string };
+
 /** A user acting for themselves, with nothing held back (the dashboard's person, in-process calls). */
 export function ownerCaller(userId: number): Caller {
   return { userId, keyId: null, inboxes: null, permissions: new Set(PERMISSIONS) };
+}
+
+/** A key's stored permissions that this server knows, in their usual order. */
+export function permissionsOf(key: { permissions: readonly string[] }): Permission[] {
+  return PERMISSIONS.filter((p) => key.permissions.includes(p));
 }
 
 /** 403 `forbidden` naming the permission the caller's key lacks. */

@@ -4,14 +4,15 @@ import { requestErrorMap, validationMessage, zodDetails } from '../contract/vali
 import type { ErrorDetail } from '../mailbox/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
+import type { KeyCaller, Permission } from '../mailbox/caller.js';
+import { requirePermission } from '../mailbox/caller.js';
 import { toolError } from './tool-error.js';
 
-/** Who is calling: the API key's user, as the HTTP door's authentication found it. */
-export interface Caller {
+/** What a tool runs with: the API key acting and its reach, as the HTTP door's authentication found it. */
+export interface ToolContext {
   deps: MailboxDeps;
-  userId: number;
-  /** The API key's id: a long wait ends when it is revoked, and counts among the key's waits. */
-  keyId: string;
+  /** The key and its reach; a long wait ends when the key is revoked, and counts among its waits. */
+  caller: KeyCaller;
   /** Where the HTTP API is, for links to large attachments. */
   apiBase: string;
   /** Aborts when the client goes away (a long wait stops). */
@@ -41,13 +42,15 @@ type FieldWords<P extends Shape, B> = {
  */
 export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined> {
   name: string;
+  /** What a key needs to see and call it (contract 14). */
+  permission: Permission;
   description: string;
   annotations: Hints;
   params: P;
   body?: B;
   fields?: FieldWords<P, B>;
   run(
-    caller: Caller,
+    context: ToolContext,
     params: z.output<z.ZodObject<P>>,
     body: B extends z.ZodType ? z.output<B> : undefined,
   ): unknown;
@@ -55,7 +58,8 @@ export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined
 
 export interface McpTool {
   listing: Tool;
-  call(caller: Caller, args: Record<string, unknown>): Promise<CallToolResult>;
+  permission: Permission;
+  call(context: ToolContext, args: Record<string, unknown>): Promise<CallToolResult>;
 }
 
 export function defineTool<P extends Shape, B extends z.ZodType | undefined = undefined>(
@@ -64,13 +68,20 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
   const params = z.strictObject(definition.params);
   const ownKeys = new Set(Object.keys(definition.params));
   return {
+    permission: definition.permission,
     listing: {
       name: definition.name,
       description: definition.description,
       annotations: definition.annotations,
       inputSchema: inputSchemaOf(definition.name, params, definition.body, definition.fields ?? {}),
     },
-    async call(caller, args) {
+    async call(context, args) {
+      try {
+        requirePermission(context.caller, definition.permission);
+      } catch (error) {
+        const refusal = mailroomErrorOf(error)!;
+        return toolError(refusal.code, refusal.message);
+      }
       const own: Record<string, unknown> = {};
       const rest: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(args)) (ownKeys.has(key) ? own : rest)[key] = value;
@@ -87,12 +98,12 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
       }
       if (details.length > 0) return toolError('validation_error', validationMessage(details), details);
       try {
-        const data = await definition.run(caller, parsed.data!, body as never);
+        const data = await definition.run(context, parsed.data!, body as never);
         return isToolResult(data) ? data : toolResult(data);
       } catch (error) {
         const known = mailroomErrorOf(error);
         if (known) return toolError(known.code, known.message, known.details);
-        caller.deps.log.error({ err: error, tool: definition.name }, 'MCP tool failed');
+        context.deps.log.error({ err: error, tool: definition.name }, 'MCP tool failed');
         return toolError('internal_error', 'internal error');
       }
     },

@@ -33,13 +33,15 @@ const listShape = {
 export const readingTools: McpTool[] = [
   defineTool({
     name: 'list_inboxes',
+    permission: 'read',
     description: 'The inboxes this API key reaches: their addresses are the `account` of every other tool.',
     annotations: { title: 'List inboxes', ...READ_ONLY },
     params: {},
-    run: async ({ deps, userId }) => ({ accounts: await listAccounts(deps, userId) }),
+    run: async ({ deps, caller }) => ({ accounts: await listAccounts(deps, caller) }),
   }),
   defineTool({
     name: 'list_emails',
+    permission: 'read',
     description:
       'A page of emails in a folder (INBOX by default), newest first, with filters. Each email has ' +
       '`extractedText`: its new content without quoted history or signature. Text is cut to 500 characters; ' +
@@ -47,20 +49,22 @@ export const readingTools: McpTool[] = [
     annotations: { title: 'List emails', ...READ_ONLY },
     params: listShape,
     fields: LIST_FILTERS,
-    run: ({ deps, userId }, query) => listEmails(deps, userId, { ...query, limit: query.limit ?? 20 }),
+    run: ({ deps, caller }, query) => listEmails(deps, caller, { ...query, limit: query.limit ?? 20 }),
   }),
   defineTool({
     name: 'read_email',
+    permission: 'read',
     description:
       'One email with its full text and html (and extractedText/extractedHtml). Reading does not mark it read.',
     annotations: { title: 'Read an email', ...READ_ONLY },
     params: { account: inbox, uid, folder: inFolder },
-    run: async ({ deps, userId }, p) => ({
-      email: await readEmail(deps, userId, p.account, p.uid, p.folder ?? 'INBOX'),
+    run: async ({ deps, caller }, p) => ({
+      email: await readEmail(deps, caller, p.account, p.uid, p.folder ?? 'INBOX'),
     }),
   }),
   defineTool({
     name: 'wait_for_email',
+    permission: 'read',
     description:
       'The newest email in the folder matching the filters: at once when one is already there, else as soon as ' +
       'one arrives, else email: null (with ended) after timeout seconds. To wait only for mail still to come, ' +
@@ -77,21 +81,23 @@ export const readingTools: McpTool[] = [
       timeout: z.number().int().min(1).max(WAIT_MAX_SECONDS).optional().describe('seconds, default 60'),
     },
     fields: { ...LIST_FILTERS, folder: 'the folder to watch (INBOX when omitted)' },
-    run: async ({ deps, userId, keyId, signal }, { timeout, ...filters }) => {
+    run: async ({ deps, caller, signal }, { timeout, ...filters }) => {
       const options = { timeoutMs: (timeout ?? 60) * 1000, signal };
-      const { emails, end } = await waitForEmails(deps, { userId, keyId }, { ...filters, limit: 1 }, options);
+      const { emails, end } = await waitForEmails(deps, caller, { ...filters, limit: 1 }, options);
       return { email: emails[0] ?? null, ...(emails.length === 0 ? { ended: end } : {}) };
     },
   }),
   defineTool({
     name: 'list_threads',
+    permission: 'read',
     description: 'Conversations of an inbox, most recent activity first.',
     annotations: { title: 'List threads', ...READ_ONLY },
     params: { account: inbox, limit, cursor },
-    run: ({ deps, userId }, p) => listThreads(deps, userId, p.account, p.limit ?? 20, p.cursor),
+    run: ({ deps, caller }, p) => listThreads(deps, caller, p.account, p.limit ?? 20, p.cursor),
   }),
   defineTool({
     name: 'read_thread',
+    permission: 'read',
     description: 'One conversation: its emails oldest first, across folders.',
     annotations: { title: 'Read a thread', ...READ_ONLY },
     params: {
@@ -102,10 +108,11 @@ export const readingTools: McpTool[] = [
         .max(100)
         .describe('the conversation: threadId of an email or of list_threads'),
     },
-    run: ({ deps, userId }, p) => readThread(deps, userId, p.account, p.threadId),
+    run: ({ deps, caller }, p) => readThread(deps, caller, p.account, p.threadId),
   }),
   defineTool({
     name: 'get_attachment',
+    permission: 'read',
     description:
       `An attachment of an email (ids are in the email's attachments). Up to ${INLINE_ATTACHMENT_BYTES / 1024} KB ` +
       'it comes inline as an embedded resource; larger ones as a link to the HTTP API (Bearer key needed).',
@@ -120,8 +127,8 @@ export const readingTools: McpTool[] = [
         .describe('the id of the attachment, from the attachments of the email'),
       folder: inFolder,
     },
-    run: async ({ deps, userId, apiBase }, p) => {
-      const found = await readAttachment(deps, userId, p.account, p.uid, p.attachmentId, p.folder);
+    run: async ({ deps, caller, apiBase }, p) => {
+      const found = await readAttachment(deps, caller, p.account, p.uid, p.attachmentId, p.folder);
       const query = `account=${encodeURIComponent(p.account)}`;
       const url = `${apiBase}/emails/${p.uid}/attachments/${encodeURIComponent(p.attachmentId)}?${query}`;
       const meta = { name: found.filename, mimeType: found.contentType };

@@ -42,6 +42,7 @@ const DRAFT_FIELDS = {
 export const writingTools: McpTool[] = [
   defineTool({
     name: 'send_email',
+    permission: 'send',
     description:
       'Sends an email from one of your inboxes (`from`). Needs text, html or attachments (base64). Local ' +
       'recipients get it at once; others are queued (or captured, in sandbox mode).',
@@ -55,10 +56,11 @@ export const writingTools: McpTool[] = [
       headers:
         'extra headers, e.g. {"X-Ticket": "42"}; not those Mailroom writes itself (From, To, Subject...)',
     },
-    run: ({ deps, userId }, _p, body) => sendEmail(deps, userId, body),
+    run: ({ deps, caller }, _p, body) => sendEmail(deps, caller, body),
   }),
   defineTool({
     name: 'reply_to_email',
+    permission: 'send',
     description:
       'Replies to an email (replyAll for everyone), threading it and quoting the original unless ' +
       'includeOriginal is false. Needs text or html.',
@@ -72,10 +74,11 @@ export const writingTools: McpTool[] = [
       replyAll: 'true: to the sender and every other recipient; false (default): to the sender only',
       includeOriginal: 'quote the email below the reply (default true)',
     },
-    run: ({ deps, userId }, source, body) => replyToEmail(deps, userId, source, body),
+    run: ({ deps, caller }, source, body) => replyToEmail(deps, caller, source, body),
   }),
   defineTool({
     name: 'forward_email',
+    permission: 'send',
     description: 'Forwards an email to `to`, with its attachments unless includeAttachments is false.',
     annotations: { title: 'Forward an email', ...SENDS },
     params: { account: inbox, uid, folder: inFolder },
@@ -87,10 +90,11 @@ export const writingTools: McpTool[] = [
       html: 'a note in HTML above the forwarded email',
       includeAttachments: 'forward the attachments of the email too (default true)',
     },
-    run: ({ deps, userId }, source, body) => forwardEmail(deps, userId, source, body),
+    run: ({ deps, caller }, source, body) => forwardEmail(deps, caller, source, body),
   }),
   defineTool({
     name: 'update_email',
+    permission: 'organise',
     description:
       'Marks an email read or unread, flags or unflags it, or moves it (action move with folder, the destination).',
     annotations: { title: 'Update an email', ...CHANGES, destructiveHint: false, idempotentHint: true },
@@ -100,10 +104,11 @@ export const writingTools: McpTool[] = [
       action: 'read or unread (\\Seen), flag or unflag (\\Flagged), or move (with folder)',
       folder: 'with action move: the folder to move it to (it must exist)',
     },
-    run: async ({ deps, userId }, ref, change) => ({ email: await updateEmail(deps, userId, ref, change) }),
+    run: async ({ deps, caller }, ref, change) => ({ email: await updateEmail(deps, caller, ref, change) }),
   }),
   defineTool({
     name: 'delete_email',
+    permission: 'organise',
     description:
       'Moves an email to Trash; one already in Trash, a draft, or any with permanent: true is deleted for good.',
     annotations: { title: 'Delete an email', ...CHANGES, destructiveHint: true, idempotentHint: false },
@@ -113,46 +118,51 @@ export const writingTools: McpTool[] = [
       folder: inFolder,
       permanent: z.boolean().optional().describe('true: delete for good at once instead of moving to Trash'),
     },
-    run: ({ deps, userId }, { permanent, ...ref }) => deleteEmail(deps, userId, ref, { permanent }),
+    run: ({ deps, caller }, { permanent, ...ref }) => deleteEmail(deps, caller, ref, { permanent }),
   }),
   defineTool({
     name: 'create_draft',
+    permission: 'send',
     description: 'Saves a draft in Drafts (inReplyTo: uid of the email it answers, for threading).',
     annotations: { title: 'Create a draft', ...CHANGES, destructiveHint: false, idempotentHint: false },
     params: { account: inbox },
     body: CreateDraftBody,
     fields: DRAFT_FIELDS,
-    run: async ({ deps, userId }, p, fields) => ({
-      draft: await createDraft(deps, userId, p.account, fields),
+    run: async ({ deps, caller }, p, fields) => ({
+      draft: await createDraft(deps, caller, p.account, fields),
     }),
   }),
   defineTool({
     name: 'update_draft',
+    permission: 'send',
     description: 'Changes a draft: the fields given replace, the others stay.',
     annotations: { title: 'Update a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
     params: { account: inbox, uid },
     body: UpdateDraftBody,
     fields: DRAFT_FIELDS,
-    run: async ({ deps, userId }, p, fields) => ({
-      draft: await updateDraft(deps, userId, p.account, p.uid, fields),
+    run: async ({ deps, caller }, p, fields) => ({
+      draft: await updateDraft(deps, caller, p.account, p.uid, fields),
     }),
   }),
   defineTool({
     name: 'send_draft',
+    permission: 'send',
     description: 'Sends a draft; it moves from Drafts to Sent keeping its uid.',
     annotations: { title: 'Send a draft', ...SENDS, idempotentHint: true },
     params: { account: inbox, uid },
-    run: ({ deps, userId }, p) => sendDraft(deps, userId, p.account, p.uid),
+    run: ({ deps, caller }, p) => sendDraft(deps, caller, p.account, p.uid),
   }),
   defineTool({
     name: 'delete_draft',
+    permission: 'send',
     description: 'Deletes a draft without sending it.',
     annotations: { title: 'Delete a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
     params: { account: inbox, uid },
-    run: ({ deps, userId }, p) => deleteDraft(deps, userId, p.account, p.uid),
+    run: ({ deps, caller }, p) => deleteDraft(deps, caller, p.account, p.uid),
   }),
   defineTool({
     name: 'list_labels',
+    permission: 'read',
     description: 'Your labels, newest first.',
     annotations: {
       title: 'List labels',
@@ -162,10 +172,11 @@ export const writingTools: McpTool[] = [
       openWorldHint: false,
     },
     params: { limit, cursor },
-    run: ({ deps, userId }, p) => listLabels(deps, userId, p.limit ?? 20, p.cursor),
+    run: ({ deps, caller }, p) => listLabels(deps, caller, p.limit ?? 20, p.cursor),
   }),
   defineTool({
     name: 'create_label',
+    permission: 'organise',
     description:
       'Creates a label (names are unique per user, whatever the case); a colour is picked when omitted.',
     annotations: { title: 'Create a label', ...CHANGES, destructiveHint: false, idempotentHint: true },
@@ -176,17 +187,18 @@ export const writingTools: McpTool[] = [
       color: '#RRGGBB; one is picked when omitted',
       description: 'what the label is for (null for none)',
     },
-    run: async ({ deps, userId }, _p, body) => ({ label: await createLabel(deps, userId, body) }),
+    run: async ({ deps, caller }, _p, body) => ({ label: await createLabel(deps, caller, body) }),
   }),
   defineTool({
     name: 'label_email',
+    permission: 'organise',
     description: 'Puts labels (ids or names) on an email; labels it already has are kept once.',
     annotations: { title: 'Label an email', ...CHANGES, destructiveHint: false, idempotentHint: true },
     params: { account: inbox, uid, folder: inFolder },
     body: ApplyLabelsBody,
     fields: { labels: 'the labels to put on it: ids or names (create_label makes new ones)' },
-    run: async ({ deps, userId }, ref, body) => ({
-      email: await applyLabels(deps, userId, ref, body.labels),
+    run: async ({ deps, caller }, ref, body) => ({
+      email: await applyLabels(deps, caller, ref, body.labels),
     }),
   }),
 ];

@@ -13,6 +13,36 @@ export interface ApiKeyRow {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The addresses it reaches (lower-case), or null for every inbox of its user. */
+  inboxes: string[] | null;
+  /** What it may do (read, organise, send, manage, approve). */
+  permissions: string[];
+}
+
+/** How far a new key reaches; its maker decides (mailbox/operations/admin.ts). */
+export interface KeyReach {
+  inboxes: string[] | null;
+  permissions: string[];
+}
+
+const COLUMNS = [
+  'id',
+  'user_id',
+  'name',
+  'prefix',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+  'inboxes',
+  'permissions',
+] as const;
+
+function rowOf(stored: Record<(typeof COLUMNS)[number], unknown>): ApiKeyRow {
+  return {
+    ...(stored as Omit<ApiKeyRow, 'inboxes' | 'permissions'>),
+    inboxes: stored.inboxes === null ? null : (JSON.parse(stored.inboxes as string) as string[]),
+    permissions: JSON.parse(stored.permissions as string) as string[],
+  };
 }
 
 export class ApiKeyStore {
@@ -21,7 +51,8 @@ export class ApiKeyStore {
   /** Returns the row and the plaintext key (random unless given), which is never stored. */
   async create(
     userId: number,
-    name = '',
+    name: string,
+    reach: KeyReach,
     key = API_KEY_PREFIX + crypto.randomBytes(32).toString('base64url'),
   ): Promise<{ row: ApiKeyRow; key: string }> {
     const row: ApiKeyRow = {
@@ -32,21 +63,42 @@ export class ApiKeyStore {
       created_at: nowIso(),
       last_used_at: null,
       revoked_at: null,
+      ...reach,
     };
-    await this.db.run(this.db.kysely.insertInto('api_keys').values({ ...row, hash: sha256Hex(key) }));
+    await this.db.run(
+      this.db.kysely.insertInto('api_keys').values({
+        ...row,
+        inboxes: row.inboxes === null ? null : JSON.stringify(row.inboxes),
+        permissions: JSON.stringify(row.permissions),
+        hash: sha256Hex(key),
+      }),
+    );
     return { row, key };
   }
 
   /** The active key's row for a presented plaintext key, or undefined. */
   async authenticate(key: string): Promise<ApiKeyRow | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
-    return await this.db.first(
+    const stored = await this.db.first(
       this.db.kysely
         .selectFrom('api_keys')
-        .select(['id', 'user_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+        .select(COLUMNS)
         .where('hash', '=', sha256Hex(key))
         .where('revoked_at', 'is', null),
     );
+    return stored ? rowOf(stored) : undefined;
+  }
+
+  /** The key's row while it exists and is not revoked. */
+  async active(id: string): Promise<ApiKeyRow | undefined> {
+    const stored = await this.db.first(
+      this.db.kysely
+        .selectFrom('api_keys')
+        .select(COLUMNS)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null),
+    );
+    return stored ? rowOf(stored) : undefined;
   }
 
   /** Whether the key still exists (its user was not removed) and is not revoked. */
@@ -67,12 +119,9 @@ export class ApiKeyStore {
   }
 
   async list(userId?: number): Promise<ApiKeyRow[]> {
-    let q = this.db.kysely
-      .selectFrom('api_keys')
-      .select(['id', 'user_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-      .orderBy('created_at');
+    let q = this.db.kysely.selectFrom('api_keys').select(COLUMNS).orderBy('created_at');
     if (userId !== undefined) q = q.where('user_id', '=', userId);
-    return await this.db.all(q);
+    return (await this.db.all(q)).map(rowOf);
   }
 
   async revoke(id: string): Promise<boolean> {

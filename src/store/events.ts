@@ -162,11 +162,12 @@ export class EventStore {
   }
 
   /**
-   * Events of a user's inboxes after `afterSeq`, oldest first: all of them, or one inbox's.
-   * Events tied to no inbox (webhook.test) are left out.
+   * Events of a user's inboxes after `afterSeq`, oldest first: all of them, or those of
+   * `inboxIds` (one inbox's, or those a key reaches). Events tied to no inbox (webhook.test) are
+   * left out.
    */
   async forStream(
-    filter: { userId: number; inboxId?: number },
+    filter: { userId: number; inboxIds?: readonly number[] },
     afterSeq: number,
     limit: number,
   ): Promise<EventRow[]> {
@@ -178,7 +179,7 @@ export class EventStore {
       .where('inbox_id', 'is not', null)
       .orderBy('seq')
       .limit(limit);
-    if (filter.inboxId !== undefined) q = q.where('inbox_id', '=', filter.inboxId);
+    if (filter.inboxIds !== undefined) q = q.where('inbox_id', 'in', [...filter.inboxIds, -1]);
     return Promise.all((await this.db.all(q)).map((row) => this.filled(row)));
   }
 

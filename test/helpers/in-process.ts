@@ -5,6 +5,8 @@ import { loadConfig } from '../../src/config.js';
 import type { ConfigOverrides } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { openPostgres } from '../../src/db/postgres/open.js';
+import { ownerCaller } from '../../src/mailbox/caller.js';
+import type { Caller } from '../../src/mailbox/caller.js';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
 import { receiveMessage } from '../../src/mailbox/ingest/receive.js';
 import type { Filed } from '../../src/mailbox/ingest/receive.js';
@@ -20,8 +22,8 @@ import { testPostgres } from './test-postgres.js';
  * The one place that says how a test names its caller, so a change of the verbs' signature is
  * made here.
  */
-export type Who = number;
-export const whoOwns = (inbox: InboxRow): Who => inbox.user_id;
+export type Who = Caller;
+export const whoOwns = (inbox: InboxRow): Who => ownerCaller(inbox.user_id);
 
 /** Where and when delivered mail arrives: this inbox and now, unless said. */
 export interface Arrival {

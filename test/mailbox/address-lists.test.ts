@@ -38,13 +38,18 @@ describe('allow and block lists, and suppressions', () => {
 
   const put = (ref: ListRef, entry: string) => addEntry(deps, owner, ref, { entry });
   const sentCount = async (account = agent) =>
-    (await listEmails(deps, inbox.user_id, parseWithContract(ListEmailsQuery, { account, folder: 'Sent' })))
-      .emails.length;
+    (
+      await listEmails(
+        deps,
+        ownerCaller(inbox.user_id),
+        parseWithContract(ListEmailsQuery, { account, folder: 'Sent' }),
+      )
+    ).emails.length;
 
   /** The refusal of a send from `from` to these recipients, or null when it went. */
   async function refusal(to: string[], extra: { cc?: string[]; bcc?: string[]; from?: string } = {}) {
     try {
-      await sendEmail(deps, inbox.user_id, {
+      await sendEmail(deps, ownerCaller(inbox.user_id), {
         from: extra.from ?? agent,
         to,
         subject: 'hi',
@@ -127,17 +132,17 @@ describe('allow and block lists, and suppressions', () => {
 
   it('lets a draft hold any recipient and checks it at send', async () => {
     await put({ direction: 'send', type: 'block' }, 'bob@example.com');
-    const draft = await createDraft(deps, inbox.user_id, agent, {
+    const draft = await createDraft(deps, ownerCaller(inbox.user_id), agent, {
       to: ['bob@example.com'],
       subject: 'later',
     });
-    await expect(sendDraft(deps, inbox.user_id, agent, draft.uid)).rejects.toMatchObject({
+    await expect(sendDraft(deps, ownerCaller(inbox.user_id), agent, draft.uid)).rejects.toMatchObject({
       code: 'recipient_blocked',
       details: [expect.objectContaining({ path: 'to', reason: 'blocked' })],
     });
     const drafts = await listEmails(
       deps,
-      inbox.user_id,
+      ownerCaller(inbox.user_id),
       parseWithContract(ListEmailsQuery, { account: agent, folder: 'Drafts' }),
     );
     expect(drafts.emails.map((e) => e.uid)).toEqual([draft.uid]);
@@ -214,7 +219,7 @@ describe('allow and block lists, and suppressions', () => {
       for (const folder of ['INBOX', 'Spam']) {
         const { emails } = await listEmails(
           deps,
-          inbox.user_id,
+          ownerCaller(inbox.user_id),
           parseWithContract(ListEmailsQuery, { account, folder }),
         );
         if (emails.length > 0) return folder;

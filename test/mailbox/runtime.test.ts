@@ -7,6 +7,7 @@ import { receiveMessage } from '../../src/mailbox/ingest/receive.js';
 import { listEmails } from '../../src/mailbox/reading/read.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
 import { inProcessInbox } from '../helpers/in-process.js';
+import { ownerCaller } from '../../src/mailbox/caller.js';
 
 /** The deps the CLI and the ingest thread run on: no threads, no sync, no waiting room. */
 describe('deps built for a command', () => {
@@ -30,12 +31,12 @@ describe('deps built for a command', () => {
       'From: a@example.com\r\nTo: bob@mailroom.test\r\nSubject: inline\r\n\r\nHello\r\n',
     );
     await receiveMessage(deps, { raw, inboxes: [inbox] });
-    const page = await listEmails(deps, inbox.user_id, { account: inbox.address, limit: 10 });
+    const page = await listEmails(deps, ownerCaller(inbox.user_id), { account: inbox.address, limit: 10 });
     expect(page.emails.map((e) => e.subject)).toEqual(['inline']);
   });
 
   it('answers a wait for mail at once with what is there', async () => {
-    const caller = { userId: inbox.user_id };
+    const caller = ownerCaller(inbox.user_id);
     const found = await waitForEmails(
       deps,
       caller,

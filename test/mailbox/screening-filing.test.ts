@@ -1,3 +1,4 @@
+import { ownerCaller } from '../../src/mailbox/caller.js';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEmail } from '../../src/mail/parse.js';
@@ -17,8 +18,15 @@ describe('screening stored with received mail, on the engine of the run (contrac
   let inbox: InboxRow;
   let close: () => Promise<void>;
   const read = async (subject: string) => {
-    const { emails } = await listEmails(deps, inbox.user_id, { account: inbox.address, subject, limit: 10 });
-    return { listed: emails[0]!, read: await readEmail(deps, inbox.user_id, inbox.address, emails[0]!.uid) };
+    const { emails } = await listEmails(deps, ownerCaller(inbox.user_id), {
+      account: inbox.address,
+      subject,
+      limit: 10,
+    });
+    return {
+      listed: emails[0]!,
+      read: await readEmail(deps, ownerCaller(inbox.user_id), inbox.address, emails[0]!.uid),
+    };
   };
 
   beforeAll(async () => {

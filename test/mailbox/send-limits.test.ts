@@ -31,7 +31,7 @@ describe('inbox settings and send limits', () => {
   const settings = (changes: Parameters<typeof updateInboxSettings>[3]) =>
     updateInboxSettings(deps, owner(), inbox.address, changes);
   const send = (to: string[], subject = 'hello', cc: string[] = []) =>
-    sendEmail(deps, userId, { from: inbox.address, to, cc, subject, text: 'hi' });
+    sendEmail(deps, owner(), { from: inbox.address, to, cc, subject, text: 'hi' });
   /** The refusal a send met, or null when it went out. */
   const refusalOf = async (sending: Promise<unknown>): Promise<MailroomError | null> => {
     try {
@@ -43,7 +43,7 @@ describe('inbox settings and send limits', () => {
     }
   };
   const sentSubjects = async () =>
-    (await listEmails(deps, userId, { account: inbox.address, folder: 'Sent', limit: 100 })).emails.map(
+    (await listEmails(deps, owner(), { account: inbox.address, folder: 'Sent', limit: 100 })).emails.map(
       (e) => e.subject,
     );
   const eventsOf = async (type: string) =>
@@ -88,14 +88,14 @@ describe('inbox settings and send limits', () => {
       raw: Buffer.from('From: p@example.com\r\nTo: agent@mailroom.test\r\nSubject: q\r\n\r\nHi\r\n'),
       inboxes: [inbox],
     });
-    const [received] = (await listEmails(deps, userId, { account: inbox.address, limit: 1 })).emails;
+    const [received] = (await listEmails(deps, owner(), { account: inbox.address, limit: 1 })).emails;
     const source = { account: inbox.address, uid: received!.uid };
-    expect(await refusalOf(replyToEmail(deps, userId, source, { text: 'yes' }))).toBeNull();
-    const draftOf = (to: string[]) => createDraft(deps, userId, inbox.address, { to, subject: 'd' });
+    expect(await refusalOf(replyToEmail(deps, owner(), source, { text: 'yes' }))).toBeNull();
+    const draftOf = (to: string[]) => createDraft(deps, owner(), inbox.address, { to, subject: 'd' });
     const draft = await draftOf(['r@example.com', 's@example.com']);
-    expect(await refusalOf(sendDraft(deps, userId, inbox.address, draft.uid))).toBeNull();
+    expect(await refusalOf(sendDraft(deps, owner(), inbox.address, draft.uid))).toBeNull();
     const over = await draftOf(['t@example.com']);
-    expect((await refusalOf(sendDraft(deps, userId, inbox.address, over.uid)))?.code).toBe('rate_limited');
+    expect((await refusalOf(sendDraft(deps, owner(), inbox.address, over.uid)))?.code).toBe('rate_limited');
   });
 
   it('lets no more than the limit through when sends race', async () => {
@@ -120,7 +120,7 @@ describe('inbox settings and send limits', () => {
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         refusalOf(
-          sendEmail(i % 2 ? other : deps, userId, {
+          sendEmail(i % 2 ? other : deps, owner(), {
             from: inbox.address,
             to: [`n${i}@example.com`],
             subject: `node race ${i}`,
@@ -142,7 +142,7 @@ describe('inbox settings and send limits', () => {
       inboxes: [inbox],
     });
     expect(
-      (await listEmails(deps, userId, { account: inbox.address, limit: 10 })).emails.map((e) => e.subject),
+      (await listEmails(deps, owner(), { account: inbox.address, limit: 10 })).emails.map((e) => e.subject),
     ).toEqual(['still in']);
     expect(await sentSubjects()).toEqual([]);
     await settings({ paused: false });

@@ -1,3 +1,4 @@
+import { ownerCaller } from '../../src/mailbox/caller.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailboxDeps } from '../../src/mailbox/deps.js';
 import { createWebhook, updateWebhook } from '../../src/mailbox/events/webhooks.js';
@@ -41,8 +42,8 @@ describe('mail filed into Spam: its verdict, and webhooks', () => {
 
   it('queues email.received of Spam only for webhooks with includeSpam, and keeps the verdict on the Email', async () => {
     const url = 'https://93.184.216.34/hooks';
-    const plain = await createWebhook(deps, inbox.user_id, { url, events: ['email.received'] });
-    const spammy = await createWebhook(deps, inbox.user_id, {
+    const plain = await createWebhook(deps, ownerCaller(inbox.user_id), { url, events: ['email.received'] });
+    const spammy = await createWebhook(deps, ownerCaller(inbox.user_id), {
       url,
       events: ['email.received'],
       includeSpam: true,
@@ -54,18 +55,26 @@ describe('mail filed into Spam: its verdict, and webhooks', () => {
     expect(await queuedFor(plain.id)).toEqual(['Ham one']);
     expect(await queuedFor(spammy.id)).toEqual(['Spam one', 'Ham one']);
 
-    expect((await updateWebhook(deps, inbox.user_id, plain.id, { includeSpam: true })).includeSpam).toBe(
-      true,
-    );
+    expect(
+      (await updateWebhook(deps, ownerCaller(inbox.user_id), plain.id, { includeSpam: true })).includeSpam,
+    ).toBe(true);
     await receiveMessage(deps, { raw: raw('Spam two'), inboxes: [inbox], spam: true, spamCheck: verdict });
     expect(await queuedFor(plain.id)).toEqual(['Ham one', 'Spam two']);
 
-    const spam = await listEmails(deps, inbox.user_id, { account: inbox.address, folder: 'Spam', limit: 10 });
+    const spam = await listEmails(deps, ownerCaller(inbox.user_id), {
+      account: inbox.address,
+      folder: 'Spam',
+      limit: 10,
+    });
     expect(spam.emails.map((e) => [e.subject, e.spam])).toEqual([
       ['Spam two', verdict],
       ['Spam one', verdict],
     ]);
-    const ham = await listEmails(deps, inbox.user_id, { account: inbox.address, folder: 'INBOX', limit: 10 });
+    const ham = await listEmails(deps, ownerCaller(inbox.user_id), {
+      account: inbox.address,
+      folder: 'INBOX',
+      limit: 10,
+    });
     expect(ham.emails.map((e) => e.spam)).toEqual([null]);
   });
 });

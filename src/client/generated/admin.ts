@@ -227,6 +227,11 @@ export interface components {
             /** @description the API key; shown only in this response */
             key: string;
         };
+        /**
+         * @description read: list, read, search, threads, attachments, raw, events, waiting; organise: flags, move, delete, labels, folders; send: send, reply, forward, drafts; manage: webhooks, lists, suppressions, inbox settings, the audit trail; approve: decide sends waiting for approval
+         * @enum {string}
+         */
+        KeyPermission: "read" | "organise" | "send" | "manage" | "approve";
         AdminKey: {
             id: string;
             name: string;
@@ -236,6 +241,20 @@ export interface components {
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
+            /**
+             * @description the user's inboxes the key reaches; null for all of them
+             * @example null
+             */
+            inboxes: string[] | null;
+            /**
+             * @example [
+             *       "read",
+             *       "organise",
+             *       "send",
+             *       "manage"
+             *     ]
+             */
+            permissions: components["schemas"]["KeyPermission"][];
         };
         AdminInbox: {
             address: string;
@@ -1033,6 +1052,20 @@ export interface operations {
                      */
                     user: string | number;
                     name?: string;
+                    /**
+                     * @description the user's inboxes the key reaches; null for all of them
+                     * @example null
+                     */
+                    inboxes?: string[] | null;
+                    /**
+                     * @example [
+                     *       "read",
+                     *       "organise",
+                     *       "send",
+                     *       "manage"
+                     *     ]
+                     */
+                    permissions?: components["schemas"]["KeyPermission"][];
                 };
             };
         };

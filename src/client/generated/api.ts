@@ -36,6 +36,23 @@ export interface paths {
         patch: operations["updateInboxSettings"];
         trace?: never;
     };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whose key this is, and how far it reaches: its inboxes (null for all the user's) and permissions */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/emails/drafts": {
         parameters: {
             query?: never;
@@ -948,6 +965,35 @@ export interface components {
                 perDay?: number | null;
             };
         };
+        Me: {
+            user: {
+                id: number;
+                name: string;
+            };
+            key: {
+                id: string;
+                name: string;
+                /**
+                 * @description the user's inboxes the key reaches; null for all of them
+                 * @example null
+                 */
+                inboxes: string[] | null;
+                /**
+                 * @example [
+                 *       "read",
+                 *       "organise",
+                 *       "send",
+                 *       "manage"
+                 *     ]
+                 */
+                permissions: components["schemas"]["KeyPermission"][];
+            };
+        };
+        /**
+         * @description read: list, read, search, threads, attachments, raw, events, waiting; organise: flags, move, delete, labels, folders; send: send, reply, forward, drafts; manage: webhooks, lists, suppressions, inbox settings, the audit trail; approve: decide sends waiting for approval
+         * @enum {string}
+         */
+        KeyPermission: "read" | "organise" | "send" | "manage" | "approve";
         Draft: {
             uid: number;
             threadId: string;
@@ -1438,7 +1484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1553,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1672,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1722,6 +1768,117 @@ export interface operations {
             };
             /** @description A mode this server cannot apply yet (approve_new, approve_all) */
             422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key and its user */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Me"];
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1828,7 +1985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1998,7 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2165,7 +2322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2312,7 +2469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2490,7 +2647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2675,7 +2832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2860,7 +3017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3056,7 +3213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3174,7 +3331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3318,7 +3475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3438,7 +3595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3602,7 +3759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3766,7 +3923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3883,7 +4040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4014,7 +4171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4160,7 +4317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4277,7 +4434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4407,7 +4564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4559,7 +4716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4677,7 +4834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4809,7 +4966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4961,7 +5118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5089,7 +5246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5242,7 +5399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5361,7 +5518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5477,7 +5634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5594,7 +5751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5711,7 +5868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5850,7 +6007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5967,7 +6124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6086,7 +6243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6225,7 +6382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6373,7 +6530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6516,7 +6673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6635,7 +6792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6758,7 +6915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6905,7 +7062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7018,7 +7175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7135,7 +7292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7259,7 +7416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7399,7 +7556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The account is not one of your inboxes */
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

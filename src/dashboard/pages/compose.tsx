@@ -46,7 +46,7 @@ const list = (value: string | undefined) =>
     .filter(Boolean);
 
 async function composePage(c: DashContext, session: Session, state: ComposeState) {
-  const accounts = await listAccounts(c.var.deps, session.user.id);
+  const accounts = await listAccounts(c.var.deps, session.caller);
   const { mode, original, values: v } = state;
   const field = (
     name: string,
@@ -165,11 +165,11 @@ export function registerCompose(app: Hono<AppEnv>): void {
       const mode = (MODES as string[]).includes(c.req.query('mode') ?? '')
         ? (c.req.query('mode') as Mode)
         : 'new';
-      const account = c.req.query('account') ?? (await listAccounts(deps, session.user.id))[0]?.address ?? '';
+      const account = c.req.query('account') ?? (await listAccounts(deps, session.caller))[0]?.address ?? '';
       try {
         const draftUid = Number(c.req.query('draft'));
         if (mode === 'new' && draftUid > 0) {
-          const draft = await readEmail(deps, session.user.id, account, draftUid, 'Drafts');
+          const draft = await readEmail(deps, session.caller, account, draftUid, 'Drafts');
           return await composePage(c, session, {
             mode,
             account,
@@ -184,7 +184,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
           });
         }
         const uid = Number(c.req.query('uid'));
-        const original = mode !== 'new' ? await readEmail(deps, session.user.id, account, uid) : undefined;
+        const original = mode !== 'new' ? await readEmail(deps, session.caller, account, uid) : undefined;
         return await composePage(c, session, {
           mode,
           account,
@@ -202,7 +202,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
     '/compose',
     signedIn(async (c, session) => {
       const deps = c.var.deps;
-      const userId = session.user.id;
+      const caller = session.caller;
       const form = await formOf(c);
       const mode = (MODES as string[]).includes(form.mode ?? '') ? (form.mode as Mode) : 'new';
       const account = form.account ?? '';
@@ -224,7 +224,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
               cc: list(form.cc),
               text,
             });
-            await forwardEmail(deps, userId, source, input, once);
+            await forwardEmail(deps, caller, source, input, once);
           } else {
             const replyAll = mode === 'reply-all';
             const input = parseWithContract(ReplyBody, {
@@ -234,7 +234,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
               cc: list(form.cc),
               ...attach,
             });
-            await replyToEmail(deps, userId, source, input, once);
+            await replyToEmail(deps, caller, source, input, once);
           }
           return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
         }
@@ -253,15 +253,15 @@ export function registerCompose(app: Hono<AppEnv>): void {
           return parsed;
         };
         if (form.intent === 'save') {
-          if (draft) await updateDraft(deps, userId, account, draft, draftFields());
-          else await createDraft(deps, userId, account, draftFields());
+          if (draft) await updateDraft(deps, caller, account, draft, draftFields());
+          else await createDraft(deps, caller, account, draftFields());
           return c.redirect(`/mail${q({ account, folder: 'Drafts', done: 'draft-saved' })}`, 303);
         }
         if (draft) {
-          await updateDraft(deps, userId, account, draft, draftFields());
-          await sendDraft(deps, userId, account, draft, once);
+          await updateDraft(deps, caller, account, draft, draftFields());
+          await sendDraft(deps, caller, account, draft, once);
         } else {
-          await sendEmail(deps, userId, parseWithContract(SendBody, { from: account, ...fields }), once);
+          await sendEmail(deps, caller, parseWithContract(SendBody, { from: account, ...fields }), once);
         }
         return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
       } catch (error) {
@@ -270,7 +270,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
         const message = sendRefusalWords(error, account) ?? problem.error;
         let original: EmailView | undefined;
         if (mode !== 'new')
-          original = await readEmail(deps, userId, account, Number(form.uid) || 0).catch(() => undefined);
+          original = await readEmail(deps, caller, account, Number(form.uid) || 0).catch(() => undefined);
         return composePage(c, session, {
           mode,
           account,

@@ -31,7 +31,7 @@ const SYNC_WORDS: Record<string, string> = {
 
 async function inboxesPage(c: DashContext, session: Session, state: InboxesState = {}) {
   const deps = c.var.deps;
-  const inboxes = await listAccountsWithCounts(deps, session.user.id);
+  const inboxes = await listAccountsWithCounts(deps, session.caller);
   const domains = await hostedDomainNames(deps);
   const providers = oauthProviders(deps);
   const v = state.values ?? {};

@@ -2,15 +2,59 @@ import type { Hono } from 'hono';
 import { CreateKeyBody } from '../../contract/admin.js';
 import { parseWithContract } from '../../contract/validation-messages.js';
 import type { AppEnv } from '../../http/context.js';
+import type { Permission } from '../../mailbox/caller.js';
+import { DEFAULT_KEY_PERMISSIONS, PERMISSIONS } from '../../mailbox/caller.js';
 import { createKey, listKeys, revokeKey } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
 import { ColumnHeads, Copyable, Csrf, PostButton, Time, noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
-import { baseUrlOf, formOf, signedIn } from '../session.js';
+import { baseUrlOf, formAll, formOf, signedIn } from '../session.js';
 
-/** The key form names the key; its user is the one signed in. */
-const KeyForm = CreateKeyBody.pick({ name: true }).required();
+/** The key form names the key and its reach; its user is the one signed in. */
+const KeyForm = CreateKeyBody.omit({ user: true });
+
+/** What each permission lets a key do, in the words of contract 14. */
+const PERMISSION_WORDS: Record<Permission, string> = {
+  read: 'list, read and search mail, threads, attachments, events, waiting',
+  organise: 'flags, move, delete, labels, folders',
+  send: 'send, reply, forward, drafts',
+  manage: 'webhooks, lists, suppressions, inbox settings, audit trail',
+  approve: 'decide sends waiting for approval',
+};
+
+const ReachFields = ({ inboxes }: { inboxes: string[] }) => (
+  <>
+    <fieldset>
+      <legend>Inboxes it reaches</legend>
+      <label class="check">
+        <input type="radio" name="reach" value="all" checked /> All my inboxes, and ones added later
+      </label>
+      <label class="check">
+        <input type="radio" name="reach" value="some" /> Only the inboxes ticked:
+      </label>
+      {inboxes.map((address) => (
+        <label class="check">
+          <input type="checkbox" name="inboxes" value={address} /> {address}
+        </label>
+      ))}
+    </fieldset>
+    <fieldset>
+      <legend>What it may do</legend>
+      {PERMISSIONS.map((permission) => (
+        <label class="check">
+          <input
+            type="checkbox"
+            name="permissions"
+            value={permission}
+            checked={DEFAULT_KEY_PERMISSIONS.includes(permission)}
+          />{' '}
+          <strong>{permission}</strong> <span class="muted">({PERMISSION_WORDS[permission]})</span>
+        </label>
+      ))}
+    </fieldset>
+  </>
+);
 
 interface KeysState {
   created?: { key: string; name: string };
@@ -21,7 +65,8 @@ interface KeysState {
 async function keysPage(c: DashContext, session: Session, state: KeysState = {}) {
   const deps = c.var.deps;
   const keys = await listKeys(deps, session.user.id);
-  const inbox = (await listAccounts(deps, session.user.id))[0]?.address ?? 'you@example.com';
+  const inboxes = (await listAccounts(deps, session.caller)).map((account) => account.address);
+  const inbox = inboxes[0] ?? 'you@example.com';
   const active = keys.filter((k) => !k.revoked_at);
   const revoked = keys.filter((k) => k.revoked_at);
   const curl = state.created
@@ -55,15 +100,18 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
       ) : null}
       <section class="panel">
         <h2>Create a key</h2>
-        <form method="post" action="/keys" class="inline-form">
+        <form method="post" action="/keys" class="stack">
           <Csrf session={session} />
           <label>
             Name <span class="muted">(what uses it)</span>
             <input name="name" maxlength={100} placeholder="support-agent" />
           </label>
-          <button type="submit" class="primary">
-            Create key
-          </button>
+          <ReachFields inboxes={inboxes} />
+          <div>
+            <button type="submit" class="primary">
+              Create key
+            </button>
+          </div>
         </form>
       </section>
       <section>
@@ -73,7 +121,10 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
         ) : (
           <div class="table-wrap">
             <table class="cards-sm">
-              <ColumnHeads names={['Name', 'Key starts with', 'Created', 'Last used']} actions />
+              <ColumnHeads
+                names={['Name', 'Key starts with', 'Inboxes', 'Permissions', 'Created', 'Last used']}
+                actions
+              />
               <tbody>
                 {active.map((k) => (
                   <tr>
@@ -81,6 +132,8 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
                     <td data-label="Starts with">
                       <code>{k.prefix}…</code>
                     </td>
+                    <td data-label="Inboxes">{k.inboxes === null ? 'All' : k.inboxes.join(', ')}</td>
+                    <td data-label="Permissions">{k.permissions.join(', ')}</td>
                     <td data-label="Created">
                       <Time iso={k.created_at} />
                     </td>
@@ -129,10 +182,15 @@ export function registerKeys(app: Hono<AppEnv>): void {
     '/keys',
     signedIn(async (c, session) => {
       try {
-        const { name } = parseWithContract(KeyForm, { name: ((await formOf(c)).name ?? '').trim() });
+        const form = await formOf(c);
+        const fields = parseWithContract(KeyForm, {
+          name: (form.name ?? '').trim(),
+          inboxes: form.reach === 'some' ? await formAll(c, 'inboxes') : null,
+          permissions: await formAll(c, 'permissions'),
+        });
         // Answered as a page, not a redirect: the key must not travel in a URL.
-        const { key } = await createKey(c.var.deps, session.user.id, name);
-        return await keysPage(c, session, { created: { key, name } });
+        const { key } = await createKey(c.var.deps, session.user.id, fields);
+        return await keysPage(c, session, { created: { key, name: fields.name ?? '' } });
       } catch (error) {
         return keysPage(c, session, problemOf(error));
       }

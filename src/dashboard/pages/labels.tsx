@@ -49,7 +49,7 @@ const Palette = ({ name, current, idPrefix }: { name: string; current?: string; 
 );
 
 async function labelsPage(c: DashContext, session: Session, state: { error?: string; status?: number } = {}) {
-  const { labels } = await listLabels(c.var.deps, session.user.id, 200);
+  const { labels } = await listLabels(c.var.deps, session.caller, 200);
   return renderPage(
     c,
     session,
@@ -130,16 +130,16 @@ export function registerLabels(app: Hono<AppEnv>): void {
     run: (c: DashContext, session: Session, form: Record<string, string>) => Promise<string>,
   ) => app.post(path, formPost(labelsPage, run));
   act('/labels', async (c, session, form) => {
-    await createLabel(c.var.deps, session.user.id, parseWithContract(CreateLabelBody, labelFields(form)));
+    await createLabel(c.var.deps, session.caller, parseWithContract(CreateLabelBody, labelFields(form)));
     return '/labels?done=label-created';
   });
   act('/labels/:id', async (c, session, form) => {
     const changes = parseWithContract(UpdateLabelBody, labelFields(form));
-    await updateLabel(c.var.deps, session.user.id, c.req.param('id') ?? '', changes);
+    await updateLabel(c.var.deps, session.caller, c.req.param('id') ?? '', changes);
     return '/labels?done=label-saved';
   });
   act('/labels/:id/delete', async (c, session) => {
-    await deleteLabel(c.var.deps, session.user.id, c.req.param('id') ?? '');
+    await deleteLabel(c.var.deps, session.caller, c.req.param('id') ?? '');
     return '/labels?done=label-deleted';
   });
 }

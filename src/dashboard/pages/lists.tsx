@@ -118,7 +118,7 @@ async function listsPage(
       lists.set(`${direction}/${type}`, await listEntries(deps, caller, { direction, type, account }));
     }
   }
-  const inboxes = await listAccounts(deps, session.user.id);
+  const inboxes = await listAccounts(deps, session.caller);
   const title = account ? `Lists of ${account}` : 'Lists for all inboxes';
   return renderPage(
     c,

@@ -40,7 +40,7 @@ export function registerMailActions(app: Hono<AppEnv>, streamFeed: StreamFeed): 
         if (!EMAIL_ACTIONS.includes(action)) throw ValidationFailed.field('action', 'unknown action');
         const after = await updateEmail(
           c.var.deps,
-          session.user.id,
+          session.caller,
           { account, uid },
           {
             action,
@@ -65,7 +65,7 @@ export function registerMailActions(app: Hono<AppEnv>, streamFeed: StreamFeed): 
     signedIn(async (c, session) => {
       const { account, uid, form } = await refOf(c);
       try {
-        await deleteEmail(c.var.deps, session.user.id, { account, uid });
+        await deleteEmail(c.var.deps, session.caller, { account, uid });
       } catch (error) {
         return refused(c, error, session);
       }
@@ -79,8 +79,8 @@ export function registerMailActions(app: Hono<AppEnv>, streamFeed: StreamFeed): 
       const { form, account, uid } = await refOf(c);
       const label = form.label ?? '';
       try {
-        if (form.op === 'remove') await removeLabel(c.var.deps, session.user.id, { account, uid }, label);
-        else await applyLabels(c.var.deps, session.user.id, { account, uid }, [label]);
+        if (form.op === 'remove') await removeLabel(c.var.deps, session.caller, { account, uid }, label);
+        else await applyLabels(c.var.deps, session.caller, { account, uid }, [label]);
       } catch (error) {
         return refused(c, error, session);
       }
@@ -93,11 +93,10 @@ export function registerMailActions(app: Hono<AppEnv>, streamFeed: StreamFeed): 
     '/mail/live',
     signedIn(
       async (c, session) => {
-        const feed = await openEventFeed(
-          c.var.deps,
-          { userId: session.user.id, sessionId: session.id },
-          { account: c.req.query('account') ?? '' },
-        );
+        const feed = await openEventFeed(c.var.deps, session.caller, {
+          account: c.req.query('account') ?? '',
+          sessionId: session.id,
+        });
         return streamFeed(c, feed, c.var.deps);
       },
       { script: true },

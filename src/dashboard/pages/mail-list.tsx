@@ -14,8 +14,8 @@ const PAGE_SIZE = 50;
 async function MailSidebar(props: { c: DashContext; session: Session; account: string; folder: string }) {
   const { c, session, account, folder } = props;
   const deps = c.var.deps;
-  const accounts = await listAccounts(deps, session.user.id);
-  const folders = await listFolders(deps, session.user.id, account);
+  const accounts = await listAccounts(deps, session.caller);
+  const folders = await listFolders(deps, session.caller, account);
   return (
     <nav class="sidebar" aria-label="Folders">
       {accounts.length > 1 ? (
@@ -67,7 +67,7 @@ export function registerMailList(app: Hono<AppEnv>): void {
     '/mail',
     signedIn(async (c, session) => {
       const deps = c.var.deps;
-      const accounts = await listAccounts(deps, session.user.id);
+      const accounts = await listAccounts(deps, session.caller);
       const account = c.req.query('account') ?? accounts[0]?.address;
       if (!account) {
         return renderPage(
@@ -88,7 +88,7 @@ export function registerMailList(app: Hono<AppEnv>): void {
       const cursor = c.req.query('cursor');
       let listed;
       try {
-        listed = await listEmails(deps, session.user.id, {
+        listed = await listEmails(deps, session.caller, {
           account,
           folder,
           limit: PAGE_SIZE,

@@ -57,8 +57,8 @@ const Addresses = ({ list }: { list: string[] }) => <>{list.length ? list.join('
 async function readerPage(c: DashContext, session: Session, account: string, email: EmailView) {
   const deps = c.var.deps;
   const images = c.req.query('images') === '1';
-  const folders = await listFolders(deps, session.user.id, account);
-  const labels = (await listLabels(deps, session.user.id, 200)).labels;
+  const folders = await listFolders(deps, session.caller, account);
+  const labels = (await listLabels(deps, session.caller, 200)).labels;
   const unread = !email.flags.includes('\\Seen');
   const flagged = email.flags.includes('\\Flagged');
   const hasHtml = (email.html ?? '') !== '';
@@ -271,7 +271,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
     signedIn(async (c, session) => {
       const account = c.req.query('account') ?? '';
       try {
-        const email = await readEmail(c.var.deps, session.user.id, account, uidOf(c));
+        const email = await readEmail(c.var.deps, session.caller, account, uidOf(c));
         return await readerPage(c, session, account, email);
       } catch (error) {
         const { error: message, status } = problemOf(error);
@@ -286,7 +286,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
     signedIn(async (c, session) => {
       const account = c.req.query('account') ?? '';
       const uid = uidOf(c);
-      const email = await readEmail(c.var.deps, session.user.id, account, uid);
+      const email = await readEmail(c.var.deps, session.caller, account, uid);
       let body = sanitizeMailHtml(email.html ?? '');
       const urls = new Map<string, string>();
       let budget = INLINE_IMAGES_MAX_BYTES;
@@ -294,7 +294,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
         const part = email.attachments.find((a) => a.contentId?.replace(/^<|>$/g, '') === cid);
         const type = part && inlineImageType(part.contentType);
         if (!part || !type || part.size > budget) continue;
-        const file = await readAttachment(c.var.deps, session.user.id, account, uid, part.id);
+        const file = await readAttachment(c.var.deps, session.caller, account, uid, part.id);
         budget -= file.content.length;
         urls.set(cid, `data:${type};base64,${file.content.toString('base64')}`);
       }
@@ -309,7 +309,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
   app.get(
     '/mail/message/raw',
     signedIn(async (c, session) => {
-      const raw = await readRaw(c.var.deps, session.user.id, c.req.query('account') ?? '', uidOf(c));
+      const raw = await readRaw(c.var.deps, session.caller, c.req.query('account') ?? '', uidOf(c));
       c.header('Content-Type', 'text/plain; charset=utf-8');
       c.header('Cache-Control', 'no-store');
       return c.body(new Uint8Array(raw));
@@ -321,7 +321,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
     signedIn(async (c, session) => {
       const file = await readAttachment(
         c.var.deps,
-        session.user.id,
+        session.caller,
         c.req.query('account') ?? '',
         uidOf(c),
         c.req.query('id') ?? '',
@@ -343,7 +343,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
     signedIn(
       async (c, session) => {
         const account = c.req.query('account') ?? '';
-        const email = await readEmail(c.var.deps, session.user.id, account, uidOf(c));
+        const email = await readEmail(c.var.deps, session.caller, account, uidOf(c));
         c.header('Cache-Control', 'no-store');
         return c.html(await htmlOf(<MessageRow account={account} email={email} />));
       },
@@ -357,7 +357,7 @@ export function registerMailRead(app: Hono<AppEnv>): void {
       const account = c.req.query('account') ?? '';
       let thread;
       try {
-        thread = await readThread(c.var.deps, session.user.id, account, c.req.query('id') ?? '');
+        thread = await readThread(c.var.deps, session.caller, account, c.req.query('id') ?? '');
       } catch (error) {
         const { error: message, status } = problemOf(error);
         return renderPage(

@@ -114,8 +114,8 @@ export function registerWebhookDeliveries(app: Hono<AppEnv>): void {
       const id = c.req.param('id') ?? '';
       let hook, attempt;
       try {
-        hook = await getWebhook(c.var.deps, session.user.id, id);
-        attempt = await readAttempt(c.var.deps, session.user.id, id, Number(c.req.param('attempt')));
+        hook = await getWebhook(c.var.deps, session.caller, id);
+        attempt = await readAttempt(c.var.deps, session.caller, id, Number(c.req.param('attempt')));
       } catch (error) {
         const { error: message, status } = problemOf(error);
         return renderPage(

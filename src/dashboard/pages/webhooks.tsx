@@ -78,7 +78,7 @@ async function listPage(
   session: Session,
   state: { secret?: string; error?: string; status?: number; values?: Record<string, string> } = {},
 ) {
-  const { webhooks } = await listWebhooks(c.var.deps, session.user.id, 100);
+  const { webhooks } = await listWebhooks(c.var.deps, session.caller, 100);
   return renderPage(
     c,
     session,
@@ -131,13 +131,13 @@ async function hookPage(
   state: { secret?: string; error?: string; status?: number } = {},
 ) {
   const deps = c.var.deps;
-  const hook = await getWebhook(deps, session.user.id, id);
+  const hook = await getWebhook(deps, session.caller, id);
   // Waiting first, then the attempts: an attempt committed between the two reads then shows as
   // an attempt (and perhaps still as waiting, for one refresh). Read side by side on PostgreSQL
   // (two connections, two snapshots), the attempts could be read before it and the waiting after
   // it: the delivery showed nowhere and the page never refreshed.
-  const waiting = await waitingDeliveries(deps, session.user.id, id);
-  const { deliveries } = await listDeliveries(deps, session.user.id, id, 50);
+  const waiting = await waitingDeliveries(deps, session.caller, id);
+  const { deliveries } = await listDeliveries(deps, session.caller, id, 50);
   const post = (path: string, label: string, primary = false) => (
     <PostButton session={session} action={`${hookUrl(id)}/${path}`} label={label} primary={primary} />
   );
@@ -223,7 +223,7 @@ export function registerWebhooks(app: Hono<AppEnv>): void {
       const { form, input } = await fieldsOf(c);
       try {
         const fields = parseWithContract(CreateWebhookBody, input);
-        const hook = await createWebhook(c.var.deps, session.user.id, fields);
+        const hook = await createWebhook(c.var.deps, session.caller, fields);
         // Shown on the webhook's own page at once: the secret must not travel in a URL.
         return await hookPage(c, session, hook.id, { secret: hook.secret });
       } catch (error) {
@@ -255,27 +255,27 @@ export function registerWebhooks(app: Hono<AppEnv>): void {
     );
   change('', async (c, session, id) => {
     const { input } = await fieldsOf(c);
-    await updateWebhook(c.var.deps, session.user.id, id, parseWithContract(UpdateWebhookBody, input));
+    await updateWebhook(c.var.deps, session.caller, id, parseWithContract(UpdateWebhookBody, input));
     return `${hookUrl(id)}?done=webhook-saved`;
   });
   change('/enable', async (c, session, id) => {
-    await updateWebhook(c.var.deps, session.user.id, id, { status: 'enabled' });
+    await updateWebhook(c.var.deps, session.caller, id, { status: 'enabled' });
     return `${hookUrl(id)}?done=webhook-enabled`;
   });
   change('/disable', async (c, session, id) => {
-    await updateWebhook(c.var.deps, session.user.id, id, { status: 'disabled' });
+    await updateWebhook(c.var.deps, session.caller, id, { status: 'disabled' });
     return `${hookUrl(id)}?done=webhook-disabled`;
   });
   change('/test', async (c, session, id) => {
-    await sendTestEvent(c.var.deps, session.user.id, id);
+    await sendTestEvent(c.var.deps, session.caller, id);
     return `${hookUrl(id)}?done=webhook-test`;
   });
   change('/rotate', async (c, session, id) => {
-    const hook = await rotateWebhookSecret(c.var.deps, session.user.id, id);
+    const hook = await rotateWebhookSecret(c.var.deps, session.caller, id);
     return hookPage(c, session, id, { secret: hook.secret });
   });
   change('/delete', async (c, session, id) => {
-    await deleteWebhook(c.var.deps, session.user.id, id);
+    await deleteWebhook(c.var.deps, session.caller, id);
     return '/webhooks?done=webhook-deleted';
   });
 }

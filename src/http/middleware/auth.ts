@@ -8,7 +8,7 @@ import type { AuthThrottle } from './auth-throttle.js';
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * Bearer API key → the key's user. Same answer for missing, malformed, unknown and revoked keys;
+ * Bearer API key → the key's user and reach (the request's Caller). Same answer for missing, malformed, unknown and revoked keys;
  * each such answer counts against the client address in `throttle`.
  */
 export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
@@ -16,8 +16,8 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = streamTokenOf(c);
     if (token !== undefined) {
-      const claims = await redeemStreamToken(c.var.deps, token);
-      if (!claims) {
+      const redeemed = await redeemStreamToken(c.var.deps, token);
+      if (!redeemed) {
         throttle.failed(c);
         return sendError(
           c,
@@ -25,26 +25,26 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
           'the stream token is not valid, has expired (they last 60 s) or its key was revoked: ask POST /api/v1/events/token for a new one',
         );
       }
-      c.set('userId', claims.userId);
-      c.set('keyId', claims.keyId);
-      c.set('streamTokenAccount', claims.account);
+      c.set('caller', redeemed.caller);
+      c.set('keyId', redeemed.caller.keyId);
+      c.set('streamTokenAccount', redeemed.account);
       return next();
     }
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const row = match ? await authenticateKey(c.var.deps, match[1]!) : undefined;
-    if (!row) {
+    const caller = match ? await authenticateKey(c.var.deps, match[1]!) : undefined;
+    if (!caller) {
       throttle.failed(c);
       c.header('WWW-Authenticate', 'Bearer');
       return sendError(c, 'unauthorized', 'a valid API key is required: Authorization: Bearer <key>');
     }
     const now = Date.now();
-    if (now - (lastTouched.get(row.id) ?? 0) > TOUCH_INTERVAL_MS) {
-      lastTouched.set(row.id, now);
-      await noteKeyUsed(c.var.deps, row.id);
+    if (now - (lastTouched.get(caller.keyId) ?? 0) > TOUCH_INTERVAL_MS) {
+      lastTouched.set(caller.keyId, now);
+      await noteKeyUsed(c.var.deps, caller.keyId);
     }
-    c.set('userId', row.user_id);
-    c.set('keyId', row.id);
+    c.set('caller', caller);
+    c.set('keyId', caller.keyId);
     return next();
   };
 }

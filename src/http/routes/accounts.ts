@@ -2,10 +2,11 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listAccounts } from '../../mailbox/reading/accounts.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { Account } from '../../contract/accounts.js';
 import { envelope } from '../../contract/common.js';
-import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
+import { commonErrors, okResponse } from '../route-docs.js';
 
 const list = createRoute({
   method: 'get',
@@ -13,7 +14,7 @@ const list = createRoute({
   operationId: 'listAccounts',
   tags: ['Accounts'],
   summary: "The API key's inboxes",
-  security: bearerSecurity,
+  ...needs('read'),
   responses: {
     ...okResponse(envelope(z.object({ accounts: z.array(Account) })), 'The inboxes'),
     ...commonErrors,
@@ -21,5 +22,5 @@ const list = createRoute({
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(list, async (c) => ok(c, { accounts: await listAccounts(c.var.deps, c.var.userId) }));
+  app.openapi(list, async (c) => ok(c, { accounts: await listAccounts(c.var.deps, c.var.caller) }));
 }

@@ -209,7 +209,8 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const { row, key } = await createKey(c.var.deps, body.user, body.name ?? '');
+      const { user, ...options } = body;
+      const { row, key } = await createKey(c.var.deps, user, options);
       return ok(c, { key: { ...(await keyView(c.var.deps, row)), key } }, 201);
     },
   );

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts/drafts.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { EitherAccountQuery, envelope } from '../../contract/common.js';
 import {
@@ -15,7 +16,7 @@ import {
   UpdateDraftBody,
 } from '../../contract/send.js';
 import { sendingErrors } from './send.js';
-import { bearerSecurity, commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
+import { commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
 
 // Paths under /emails/drafts have a literal second segment that no /emails/{id}/... route of
 // another method shares; {uid} only matches digits, so /emails/drafts never reads as an email id.
@@ -26,7 +27,7 @@ const create = createRoute({
   tags: ['Drafts'],
   summary: 'Create a draft in the Drafts folder',
   description: 'Stored as real MIME with `\\Draft`; `inReplyTo` (a uid) sets the threading headers.',
-  security: bearerSecurity,
+  ...needs('send'),
   request: { query: EitherAccountQuery, ...jsonBody(CreateDraftBody) },
   responses: {
     201: {
@@ -45,7 +46,7 @@ const update = createRoute({
   operationId: 'updateDraft',
   tags: ['Drafts'],
   summary: 'Update a draft: fields given replace, fields absent stay',
-  security: bearerSecurity,
+  ...needs('send'),
   request: { params: DraftUidParam, query: EitherAccountQuery, ...jsonBody(UpdateDraftBody) },
   responses: {
     ...okResponse(envelope(z.object({ draft: Draft })), 'The draft as it is now'),
@@ -61,7 +62,7 @@ const send = createRoute({
   operationId: 'sendDraft',
   tags: ['Drafts'],
   summary: 'Send a draft; it moves from Drafts to Sent keeping its uid',
-  security: bearerSecurity,
+  ...needs('send'),
   request: {
     params: DraftUidParam,
     query: EitherAccountQuery,
@@ -81,7 +82,7 @@ const remove = createRoute({
   operationId: 'deleteDraft',
   tags: ['Drafts'],
   summary: 'Delete a draft without sending it',
-  security: bearerSecurity,
+  ...needs('send'),
   request: { params: DraftUidParam, query: DraftAccountQuery },
   responses: {
     ...okResponse(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),
@@ -93,23 +94,23 @@ const remove = createRoute({
 export function registerDraftRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(create, async (c) => {
     const { account: _, ...fields } = c.req.valid('json');
-    return ok(c, { draft: await createDraft(c.var.deps, c.var.userId, c.var.account, fields) }, 201);
+    return ok(c, { draft: await createDraft(c.var.deps, c.var.caller, c.var.account, fields) }, 201);
   });
 
   app.openapi(update, async (c) => {
     const { uid } = c.req.valid('param');
     const { account: _, ...fields } = c.req.valid('json');
-    return ok(c, { draft: await updateDraft(c.var.deps, c.var.userId, c.var.account, uid, fields) });
+    return ok(c, { draft: await updateDraft(c.var.deps, c.var.caller, c.var.account, uid, fields) });
   });
 
   app.openapi(send, async (c) => {
     const { uid } = c.req.valid('param');
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    return ok(c, await sendDraft(c.var.deps, c.var.userId, c.var.account, uid, { idempotencyKey }));
+    return ok(c, await sendDraft(c.var.deps, c.var.caller, c.var.account, uid, { idempotencyKey }));
   });
 
   app.openapi(remove, async (c) => {
     const { uid } = c.req.valid('param');
-    return ok(c, await deleteDraft(c.var.deps, c.var.userId, c.req.valid('query').account, uid));
+    return ok(c, await deleteDraft(c.var.deps, c.var.caller, c.req.valid('query').account, uid));
   });
 }

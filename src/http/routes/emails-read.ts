@@ -4,6 +4,7 @@ import { listEmails, readAttachment, readEmail, readRaw } from '../../mailbox/re
 import { waitForEmails } from '../../mailbox/events/wait-for-email.js';
 import { TooManyWaits } from '../../mailbox/events/wait-slots.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { UidParam, envelope } from '../../contract/common.js';
 import {
@@ -13,7 +14,7 @@ import {
   ListEmailsQuery,
   ReadEmailQuery,
 } from '../../contract/emails.js';
-import { bearerSecurity, commonErrors, okResponse } from '../route-docs.js';
+import { commonErrors, okResponse } from '../route-docs.js';
 
 const list = createRoute({
   method: 'get',
@@ -21,7 +22,7 @@ const list = createRoute({
   operationId: 'listEmails',
   tags: ['Emails'],
   summary: 'List emails in a folder, newest first; with wait=N, long-poll for the first matching mail',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { query: ListEmailsQuery },
   responses: {
     ...okResponse(
@@ -38,7 +39,7 @@ const read = createRoute({
   operationId: 'getEmail',
   tags: ['Emails'],
   summary: 'Read one email with its full text and html',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: UidParam, query: ReadEmailQuery },
   responses: { ...okResponse(envelope(z.object({ email: Email })), 'The email'), ...commonErrors },
 });
@@ -57,7 +58,7 @@ const raw = createRoute({
   operationId: 'getRawEmail',
   tags: ['Emails'],
   summary: 'The message as received or sent (message/rfc822)',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: UidParam, query: DownloadQuery },
   responses: {
     200: {
@@ -75,7 +76,7 @@ const attachment = createRoute({
   operationId: 'getAttachment',
   tags: ['Emails'],
   summary: 'Download an attachment',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: AttachmentParams, query: DownloadQuery },
   responses: {
     200: {
@@ -97,10 +98,9 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) => {
     const { wait, ...query } = c.req.valid('query');
     if (wait === undefined)
-      return ok(c, await listEmails(c.var.deps, c.var.userId, query, c.var.listLookAhead));
-    const caller = { userId: c.var.userId, keyId: c.var.keyId };
+      return ok(c, await listEmails(c.var.deps, c.var.caller, query, c.var.listLookAhead));
     const options = { timeoutMs: wait * 1000, signal: c.req.raw.signal };
-    const { end, ...page } = await waitForEmails(c.var.deps, caller, query, options).catch(
+    const { end, ...page } = await waitForEmails(c.var.deps, c.var.caller, query, options).catch(
       (error: unknown) => {
         if (error instanceof TooManyWaits) c.header('Retry-After', String(error.retryAfterSeconds));
         throw error;
@@ -114,13 +114,13 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(read, async (c) => {
     const { id } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    return ok(c, { email: await readEmail(c.var.deps, c.var.userId, account, id, folder ?? 'INBOX') });
+    return ok(c, { email: await readEmail(c.var.deps, c.var.caller, account, id, folder ?? 'INBOX') });
   });
 
   app.openapi(raw, async (c) => {
     const { id } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    const bytes = await readRaw(c.var.deps, c.var.userId, account, id, folder);
+    const bytes = await readRaw(c.var.deps, c.var.caller, account, id, folder);
     return c.body(new Uint8Array(bytes), 200, {
       'Content-Type': 'message/rfc822',
       'Content-Disposition': contentDisposition(`email-${id}.eml`),
@@ -130,7 +130,7 @@ export function registerEmailReadRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(attachment, async (c) => {
     const { id, attachmentId } = c.req.valid('param');
     const { account, folder } = c.req.valid('query');
-    const found = await readAttachment(c.var.deps, c.var.userId, account, id, attachmentId, folder);
+    const found = await readAttachment(c.var.deps, c.var.caller, account, id, attachmentId, folder);
     return c.body(new Uint8Array(found.content), 200, {
       'Content-Type': found.contentType,
       'Content-Disposition': contentDisposition(found.filename),

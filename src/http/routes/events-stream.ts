@@ -8,6 +8,7 @@ import type { MailboxDeps } from '../../mailbox/deps.js';
 import { issueStreamToken } from '../../mailbox/events/stream-token.js';
 import { Forbidden } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { envelope } from '../../contract/common.js';
 import {
@@ -25,6 +26,7 @@ const stream = createRoute({
   path: '/events',
   operationId: 'streamEvents',
   tags: ['Events'],
+  ...needs('read'),
   security: [...bearerSecurity, { streamToken: [] }],
   summary: 'Server-Sent Events: the webhook event objects of your inboxes, live',
   description:
@@ -56,7 +58,7 @@ const token = createRoute({
   path: '/events/token',
   operationId: 'createEventStreamToken',
   tags: ['Events'],
-  security: bearerSecurity,
+  ...needs('read'),
   summary: 'A short-lived token that opens GET /events?token=... (for a browser EventSource)',
   description:
     'Signed by the server, valid on any node sharing the database, for opening a stream within its minute. ' +
@@ -179,15 +181,14 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
   function register(app: OpenAPIHono<AppEnv>) {
     describeEvents(app);
     app.openapi(token, async (c) => {
-      const caller = { userId: c.var.userId, keyId: c.var.keyId };
-      return ok(c, await issueStreamToken(c.var.deps, caller, c.get('account')));
+      return ok(c, await issueStreamToken(c.var.deps, c.var.caller, c.get('account')));
     });
 
     app.openapi(stream, async (c) => {
       const { lastEventId, ...query } = c.req.valid('query');
       const account = scopedAccount(query.account, c.var.streamTokenAccount);
       const resumeAfter = c.req.valid('header')['last-event-id'] ?? lastEventId;
-      const feed = await openEventFeed(c.var.deps, c.var, {
+      const feed = await openEventFeed(c.var.deps, c.var.caller, {
         ...(account !== undefined ? { account } : {}),
         ...(resumeAfter !== undefined ? { lastEventId: Number(resumeAfter) } : {}),
       });

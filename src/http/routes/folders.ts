@@ -3,11 +3,12 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createFolder, deleteFolder } from '../../mailbox/organising/folders.js';
 import { listFolders } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { AccountQuery, EitherAccountQuery, ErrorResponse, envelope } from '../../contract/common.js';
 import { Folder } from '../../contract/emails.js';
 import { CreateFolderBody, DeleteFolderResult, FolderNameParam } from '../../contract/organise.js';
-import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
+import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const list = createRoute({
   method: 'get',
@@ -15,7 +16,7 @@ const list = createRoute({
   operationId: 'listFolders',
   tags: ['Folders'],
   summary: 'Folders of an inbox with total and unread counts',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { query: AccountQuery },
   responses: {
     ...okResponse(envelope(z.object({ folders: z.array(Folder) })), 'The folders'),
@@ -32,7 +33,7 @@ const create = createRoute({
   description:
     'Names are 1 to 100 characters without "/", not only dots ("." or ".."), trimmed, and unique ' +
     'per inbox whatever their case.',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: { query: EitherAccountQuery, ...jsonBody(CreateFolderBody) },
   responses: {
     201: {
@@ -56,23 +57,23 @@ const remove = createRoute({
   description:
     'Standard folders (INBOX, Sent, Drafts, Trash, Spam) cannot be deleted (400). The name is ' +
     'trimmed, so a folder named ".." from an older version is reached as `%20..`.',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: { params: FolderNameParam, query: AccountQuery },
   responses: { ...okResponse(envelope(DeleteFolderResult), 'Deleted'), ...commonErrors },
 });
 
 export function registerFolderRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) =>
-    ok(c, { folders: await listFolders(c.var.deps, c.var.userId, c.req.valid('query').account) }),
+    ok(c, { folders: await listFolders(c.var.deps, c.var.caller, c.req.valid('query').account) }),
   );
 
   app.openapi(create, async (c) => {
     const { name } = c.req.valid('json');
-    return ok(c, { folder: await createFolder(c.var.deps, c.var.userId, c.var.account, name) }, 201);
+    return ok(c, { folder: await createFolder(c.var.deps, c.var.caller, c.var.account, name) }, 201);
   });
 
   app.openapi(remove, async (c) => {
     const { account } = c.req.valid('query');
-    return ok(c, await deleteFolder(c.var.deps, c.var.userId, account, c.req.valid('param').name));
+    return ok(c, await deleteFolder(c.var.deps, c.var.caller, account, c.req.valid('param').name));
   });
 }

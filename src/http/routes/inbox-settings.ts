@@ -1,15 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { ownerCaller } from '../../mailbox/caller.js';
 import { getInboxSettings, updateInboxSettings } from '../../mailbox/limits/inbox-settings.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { ErrorResponse, envelope } from '../../contract/common.js';
 import { InboxSettings, SettingsParams, UpdateInboxSettingsBody } from '../../contract/settings.js';
-import { bearerSecurity, commonErrors, json, jsonBody } from '../route-docs.js';
+import { commonErrors, json, jsonBody } from '../route-docs.js';
+import { needs } from '../route-permission.js';
 
 const tags = ['Accounts'];
-const security = bearerSecurity;
 // Spelled out rather than okResponse(): its `as const` trips the typing of async handlers.
 const settingsResponse = {
   200: {
@@ -23,7 +22,7 @@ const read = createRoute({
   path: '/accounts/{address}/settings',
   operationId: 'getInboxSettings',
   tags,
-  security,
+  ...needs('read'),
   summary: "An inbox's settings: mode, paused, send limits and the counts sent (needs read)",
   request: { params: SettingsParams },
   responses: { ...settingsResponse, ...commonErrors },
@@ -34,7 +33,7 @@ const update = createRoute({
   path: '/accounts/{address}/settings',
   operationId: 'updateInboxSettings',
   tags,
-  security,
+  ...needs('manage'),
   summary: "Change an inbox's mode, pause, or send limits (needs manage)",
   request: { params: SettingsParams, ...jsonBody(UpdateInboxSettingsBody) },
   responses: {
@@ -48,13 +47,12 @@ const update = createRoute({
 });
 
 export function registerInboxSettingsRoutes(app: OpenAPIHono<AppEnv>) {
-  // The key's own reach (keys with a reach, issue 28 item 1) replaces ownerCaller here.
   app.openapi(read, async (c) => {
-    const caller = ownerCaller(c.var.userId);
+    const { caller } = c.var;
     return ok(c, { settings: await getInboxSettings(c.var.deps, caller, c.req.valid('param').address) });
   });
   app.openapi(update, async (c) => {
-    const caller = ownerCaller(c.var.userId);
+    const { caller } = c.var;
     const { address } = c.req.valid('param');
     return ok(c, { settings: await updateInboxSettings(c.var.deps, caller, address, c.req.valid('json')) });
   });

@@ -8,6 +8,7 @@ import {
   updateLabel,
 } from '../../mailbox/organising/labels.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { ErrorResponse, envelope } from '../../contract/common.js';
 import {
@@ -17,7 +18,7 @@ import {
   ListLabelsQuery,
   UpdateLabelBody,
 } from '../../contract/labels.js';
-import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
+import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const conflict = {
   409: {
@@ -34,7 +35,7 @@ const create = createRoute({
   operationId: 'createLabel',
   tags: ['Labels'],
   summary: 'Create a label; a palette colour is picked at random when color is omitted',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: jsonBody(CreateLabelBody),
   responses: {
     201: {
@@ -52,7 +53,7 @@ const list = createRoute({
   operationId: 'listLabels',
   tags: ['Labels'],
   summary: 'Your labels, newest first',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { query: ListLabelsQuery },
   responses: {
     ...okResponse(
@@ -69,7 +70,7 @@ const one = createRoute({
   operationId: 'getLabel',
   tags: ['Labels'],
   summary: 'One label',
-  security: bearerSecurity,
+  ...needs('read'),
   request: { params: LabelIdParam },
   responses: { ...labelResponse, ...commonErrors },
 });
@@ -80,7 +81,7 @@ const update = createRoute({
   operationId: 'updateLabel',
   tags: ['Labels'],
   summary: 'Change a label: the fields given replace, the others stay (description null clears it)',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: { params: LabelIdParam, ...jsonBody(UpdateLabelBody) },
   responses: { ...labelResponse, ...commonErrors, ...conflict },
 });
@@ -91,7 +92,7 @@ const remove = createRoute({
   operationId: 'deleteLabel',
   tags: ['Labels'],
   summary: 'Delete a label; it comes off every email that carried it',
-  security: bearerSecurity,
+  ...needs('organise'),
   request: { params: LabelIdParam },
   responses: {
     ...okResponse(envelope(z.object({ id: z.string(), deleted: z.literal(true) })), 'Deleted'),
@@ -101,26 +102,26 @@ const remove = createRoute({
 
 export function registerLabelRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(create, async (c) => {
-    const label = await createLabel(c.var.deps, c.var.userId, c.req.valid('json'));
+    const label = await createLabel(c.var.deps, c.var.caller, c.req.valid('json'));
     return ok(c, { label }, 201, 'Label created successfully');
   });
 
   app.openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, await listLabels(c.var.deps, c.var.userId, limit, cursor));
+    return ok(c, await listLabels(c.var.deps, c.var.caller, limit, cursor));
   });
 
   app.openapi(one, async (c) =>
-    ok(c, { label: await getLabel(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+    ok(c, { label: await getLabel(c.var.deps, c.var.caller, c.req.valid('param').id) }),
   );
 
   app.openapi(update, async (c) => {
-    const label = await updateLabel(c.var.deps, c.var.userId, c.req.valid('param').id, c.req.valid('json'));
+    const label = await updateLabel(c.var.deps, c.var.caller, c.req.valid('param').id, c.req.valid('json'));
     return ok(c, { label });
   });
 
   app.openapi(remove, async (c) => {
-    const { id } = await deleteLabel(c.var.deps, c.var.userId, c.req.valid('param').id);
+    const { id } = await deleteLabel(c.var.deps, c.var.caller, c.req.valid('param').id);
     return ok(c, { id, deleted: true as const });
   });
 }

@@ -10,15 +10,14 @@ import {
   Suppression,
   SuppressionParam,
 } from '../../contract/lists.js';
-import { ownerCaller } from '../../mailbox/caller.js';
 import { addEntry, listEntries, removeEntry } from '../../mailbox/policy/lists.js';
 import { liftSuppression, listSuppressions } from '../../mailbox/policy/suppressions.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
+import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
+import { needs } from '../route-permission.js';
 
 const tags = ['Lists'];
-const security = bearerSecurity;
 const MATCHING =
   'Matching, first decision wins: the inbox entries, then the user-wide ones; within each the address, ' +
   'then its domains, most specific first; block over allow at the same place. No match while an allow ' +
@@ -29,7 +28,7 @@ const list = createRoute({
   path: '/lists/{direction}/{type}',
   operationId: 'listListEntries',
   tags,
-  security,
+  ...needs('read'),
   summary: "One list's entries, newest first: an inbox's own with account, the user-wide ones without",
   description: MATCHING,
   request: { params: ListParams, query: ListQuery },
@@ -44,7 +43,7 @@ const add = createRoute({
   path: '/lists/{direction}/{type}',
   operationId: 'addListEntry',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Add an address or a domain to a list (an entry already there takes the new reason)',
   description: MATCHING,
   request: { params: ListParams, query: ListQuery, ...jsonBody(AddListEntryBody) },
@@ -62,7 +61,7 @@ const remove = createRoute({
   path: '/lists/{direction}/{type}/{entry}',
   operationId: 'removeListEntry',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Remove an entry from a list',
   request: { params: ListEntryParams, query: ListQuery },
   responses: {
@@ -76,7 +75,7 @@ const suppressions = createRoute({
   path: '/suppressions',
   operationId: 'listSuppressions',
   tags,
-  security,
+  ...needs('read'),
   summary: 'Addresses your mail is no longer sent to after a permanent delivery failure, newest first',
   responses: {
     ...okResponse(envelope(z.object({ suppressions: z.array(Suppression) })), 'The suppressions'),
@@ -89,7 +88,7 @@ const lift = createRoute({
   path: '/suppressions/{address}',
   operationId: 'liftSuppression',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Lift a suppression: the address may be sent to again',
   request: { params: SuppressionParam },
   responses: {
@@ -100,33 +99,32 @@ const lift = createRoute({
 
 export function registerListRoutes(app: OpenAPIHono<AppEnv>) {
   // The caller: until keys carry their reach, a key acts as its user.
-  const callerOf = (c: { var: AppEnv['Variables'] }) => ownerCaller(c.var.userId);
   const refOf = (c: { var: AppEnv['Variables'] }, params: z.infer<typeof ListParams>) => ({
     ...params,
     account: c.var.account,
   });
 
   app.openapi(list, async (c) => {
-    const entries = await listEntries(c.var.deps, callerOf(c), refOf(c, c.req.valid('param')));
+    const entries = await listEntries(c.var.deps, c.var.caller, refOf(c, c.req.valid('param')));
     return ok(c, { entries });
   });
 
   app.openapi(add, async (c) => {
     const { entry, reason } = c.req.valid('json');
-    const added = await addEntry(c.var.deps, callerOf(c), refOf(c, c.req.valid('param')), { entry, reason });
+    const added = await addEntry(c.var.deps, c.var.caller, refOf(c, c.req.valid('param')), { entry, reason });
     return ok(c, { entry: added }, 201);
   });
 
   app.openapi(remove, async (c) => {
     const { entry, ...params } = c.req.valid('param');
-    return ok(c, await removeEntry(c.var.deps, callerOf(c), refOf(c, params), entry));
+    return ok(c, await removeEntry(c.var.deps, c.var.caller, refOf(c, params), entry));
   });
 
   app.openapi(suppressions, async (c) =>
-    ok(c, { suppressions: await listSuppressions(c.var.deps, callerOf(c)) }),
+    ok(c, { suppressions: await listSuppressions(c.var.deps, c.var.caller) }),
   );
 
   app.openapi(lift, async (c) =>
-    ok(c, await liftSuppression(c.var.deps, callerOf(c), c.req.valid('param').address)),
+    ok(c, await liftSuppression(c.var.deps, c.var.caller, c.req.valid('param').address)),
   );
 }

@@ -13,16 +13,15 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, guards: MiddlewareHa
   app.use('/mcp', ...guards);
   app.post('/mcp', async (c) => {
     const url = new URL(c.req.url);
-    const caller = {
+    const context = {
       deps: c.var.deps,
-      userId: c.var.userId,
-      keyId: c.var.keyId,
+      caller: c.var.caller,
       apiBase: `${url.origin}/api/v1`,
     };
     // The body checks read it already: the transport is handed the parsed value.
     const parsedBody =
       c.req.header('content-length') === '0' ? undefined : await c.req.json().catch(() => undefined);
-    return handleMcpRequest(c.req.raw, caller, parsedBody);
+    return handleMcpRequest(c.req.raw, context, parsedBody);
   });
   app.on(['GET', 'DELETE'], '/mcp', (c) =>
     c.json(

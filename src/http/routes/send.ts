@@ -3,6 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
 import { sendEmail } from '../../mailbox/sending/send.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { ErrorResponse, UidParam, envelope } from '../../contract/common.js';
 import {
@@ -14,7 +15,7 @@ import {
   SendResult,
   SourceQuery,
 } from '../../contract/send.js';
-import { bearerSecurity, commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
+import { commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
 
 const error = (description: string) => ({
   description,
@@ -43,7 +44,7 @@ const send = createRoute({
   description:
     'Local recipients get it at once; others are queued for delivery (or captured in sandbox mode). ' +
     'A copy goes to Sent with `\\Seen`; bcc is kept on that copy only.',
-  security: bearerSecurity,
+  ...needs('send'),
   request: { headers: IdempotencyHeader, ...jsonBody(SendBody) },
   responses: {
     ...okResponse(envelope(SendResult), 'The sent email'),
@@ -59,7 +60,7 @@ const reply = createRoute({
   tags: ['Sending'],
   summary: 'Reply (or reply all) to an email',
   description: 'Sets In-Reply-To and References, quotes the original by default, flags it `\\Answered`.',
-  security: bearerSecurity,
+  ...needs('send'),
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ReplyBody) },
   responses: {
     ...okResponse(envelope(ReplyResult), 'The reply as sent'),
@@ -74,7 +75,7 @@ const forward = createRoute({
   operationId: 'forwardEmail',
   tags: ['Sending'],
   summary: 'Forward an email, with its attachments by default',
-  security: bearerSecurity,
+  ...needs('send'),
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ForwardBody) },
   responses: {
     ...okResponse(envelope(ReplyResult), 'The forward as sent'),
@@ -86,7 +87,7 @@ const forward = createRoute({
 export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(send, async (c) => {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    return ok(c, await sendEmail(c.var.deps, c.var.userId, c.req.valid('json'), { idempotencyKey }));
+    return ok(c, await sendEmail(c.var.deps, c.var.caller, c.req.valid('json'), { idempotencyKey }));
   });
 
   app.openapi(reply, async (c) => {
@@ -94,7 +95,7 @@ export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
     const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
     const { account: _, ...body } = c.req.valid('json');
-    return ok(c, await replyToEmail(c.var.deps, c.var.userId, source, body, { idempotencyKey }));
+    return ok(c, await replyToEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey }));
   });
 
   app.openapi(forward, async (c) => {
@@ -102,6 +103,6 @@ export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
     const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
     const { account: _, ...body } = c.req.valid('json');
-    return ok(c, await forwardEmail(c.var.deps, c.var.userId, source, body, { idempotencyKey }));
+    return ok(c, await forwardEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey }));
   });
 }

@@ -11,6 +11,7 @@ import {
 } from '../../mailbox/events/webhooks.js';
 import { listDeliveries } from '../../mailbox/events/webhook-deliveries.js';
 import type { AppEnv } from '../context.js';
+import { needs } from '../route-permission.js';
 import { ok } from '../envelope.js';
 import { envelope } from '../../contract/common.js';
 import {
@@ -23,17 +24,16 @@ import {
   WebhookIdParam,
   WebhookWithSecret,
 } from '../../contract/webhooks.js';
-import { bearerSecurity, commonErrors, jsonBody, okResponse } from '../route-docs.js';
+import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
 
 const tags = ['Webhooks'];
-const security = bearerSecurity;
 
 const create = createRoute({
   method: 'post',
   path: '/webhooks',
   operationId: 'createWebhook',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Register a webhook; the response holds its signing secret, shown only this once',
   request: jsonBody(CreateWebhookBody),
   responses: {
@@ -50,7 +50,7 @@ const list = createRoute({
   path: '/webhooks',
   operationId: 'listWebhooks',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Your webhooks, newest first',
   request: { query: ListWebhooksQuery },
   responses: {
@@ -67,7 +67,7 @@ const one = createRoute({
   path: '/webhooks/{id}',
   operationId: 'getWebhook',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'One webhook (without its secret)',
   request: { params: WebhookIdParam },
   responses: { ...okResponse(envelope(z.object({ webhook: Webhook })), 'The webhook'), ...commonErrors },
@@ -78,7 +78,7 @@ const update = createRoute({
   path: '/webhooks/{id}',
   operationId: 'updateWebhook',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Change url, events, accounts, description or status',
   request: { params: WebhookIdParam, ...jsonBody(UpdateWebhookBody) },
   // Spelled out rather than okResponse(): its `as const` trips the typing of async handlers.
@@ -96,7 +96,7 @@ const remove = createRoute({
   path: '/webhooks/{id}',
   operationId: 'deleteWebhook',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Delete a webhook; nothing more is delivered to it',
   request: { params: WebhookIdParam },
   responses: {
@@ -110,7 +110,7 @@ const rotate = createRoute({
   path: '/webhooks/{id}/rotate-secret',
   operationId: 'rotateWebhookSecret',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Replace the signing secret; the new one is shown only in this response',
   request: { params: WebhookIdParam },
   responses: {
@@ -124,7 +124,7 @@ const test = createRoute({
   path: '/webhooks/{id}/test',
   operationId: 'testWebhook',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Send a webhook.test event to this webhook (one attempt; see its deliveries)',
   request: { params: WebhookIdParam },
   responses: {
@@ -141,7 +141,7 @@ const deliveries = createRoute({
   path: '/webhooks/{id}/deliveries',
   operationId: 'listWebhookDeliveries',
   tags,
-  security,
+  ...needs('manage'),
   summary: 'Recent delivery attempts, newest first',
   request: { params: WebhookIdParam, query: ListWebhooksQuery },
   responses: {
@@ -155,39 +155,39 @@ const deliveries = createRoute({
 
 export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(create, async (c) =>
-    ok(c, { webhook: await createWebhook(c.var.deps, c.var.userId, c.req.valid('json')) }, 201),
+    ok(c, { webhook: await createWebhook(c.var.deps, c.var.caller, c.req.valid('json')) }, 201),
   );
 
   app.openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, await listWebhooks(c.var.deps, c.var.userId, limit, cursor));
+    return ok(c, await listWebhooks(c.var.deps, c.var.caller, limit, cursor));
   });
 
   app.openapi(one, async (c) =>
-    ok(c, { webhook: await getWebhook(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+    ok(c, { webhook: await getWebhook(c.var.deps, c.var.caller, c.req.valid('param').id) }),
   );
 
   app.openapi(update, async (c) => {
     const { id } = c.req.valid('param');
-    return ok(c, { webhook: await updateWebhook(c.var.deps, c.var.userId, id, c.req.valid('json')) });
+    return ok(c, { webhook: await updateWebhook(c.var.deps, c.var.caller, id, c.req.valid('json')) });
   });
 
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    await deleteWebhook(c.var.deps, c.var.userId, id);
+    await deleteWebhook(c.var.deps, c.var.caller, id);
     return ok(c, { id, deleted: true as const });
   });
 
   app.openapi(rotate, async (c) =>
-    ok(c, { webhook: await rotateWebhookSecret(c.var.deps, c.var.userId, c.req.valid('param').id) }),
+    ok(c, { webhook: await rotateWebhookSecret(c.var.deps, c.var.caller, c.req.valid('param').id) }),
   );
 
   app.openapi(test, async (c) =>
-    ok(c, await sendTestEvent(c.var.deps, c.var.userId, c.req.valid('param').id)),
+    ok(c, await sendTestEvent(c.var.deps, c.var.caller, c.req.valid('param').id)),
   );
 
   app.openapi(deliveries, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return ok(c, await listDeliveries(c.var.deps, c.var.userId, c.req.valid('param').id, limit, cursor));
+    return ok(c, await listDeliveries(c.var.deps, c.var.caller, c.req.valid('param').id, limit, cursor));
   });
 }

@@ -1,4 +1,5 @@
 import { composeDraft } from '../../mail/draft.js';
+import type { Caller } from '../caller.js';
 import { parseEmail } from '../../mail/parse.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MessageRow } from '../../store/messages.js';
@@ -122,11 +123,11 @@ async function loadDraft(deps: MailboxDeps, inbox: InboxRow, uid: number) {
 /** POST /emails/drafts */
 export async function createDraft(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   fields: DraftFields,
 ): Promise<DraftView> {
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   const state = await mergeDraft(deps, inbox, EMPTY_DRAFT, fields);
   return storeDraft(deps, inbox, state);
 }
@@ -134,12 +135,12 @@ export async function createDraft(
 /** PUT /emails/drafts/{uid}: fields given replace, fields absent stay (contract 5). */
 export async function updateDraft(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   uid: number,
   fields: DraftFields,
 ): Promise<DraftView> {
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   const draft = await loadDraft(deps, inbox, uid);
   const state = await mergeDraft(deps, inbox, draft.state, fields);
   return storeDraft(deps, inbox, state, { row: draft.row, keepThread: fields.inReplyTo === undefined });
@@ -148,14 +149,14 @@ export async function updateDraft(
 /** POST /emails/drafts/{uid}/send: sent like a new message; it leaves Drafts and keeps its uid in Sent. */
 export async function sendDraft(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   uid: number,
   options: SendOptions = {},
 ): Promise<SendResult> {
-  const guard = idempotencyGuard(userId, options.idempotencyKey, 'draft-send', { account, uid });
+  const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'draft-send', { account, uid });
   return withIdempotency(deps, guard, async () => {
-    const inbox = await requireInbox(deps, userId, account);
+    const inbox = await requireInbox(deps, caller, account);
     const { row, state } = await loadDraft(deps, inbox, uid);
     const count = distinctAddresses(state.to.addresses, state.cc.addresses, state.bcc.addresses).length;
     if (count === 0) throw ValidationFailed.field('to', 'the draft has no recipient yet');
@@ -179,11 +180,11 @@ export async function sendDraft(
 /** DELETE /emails/drafts/{uid}: removed for good, never sent. */
 export async function deleteDraft(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   uid: number,
 ): Promise<{ uid: number; deleted: true }> {
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   const remote = remoteOf(deps, inbox);
   const remove = async () => {
     const { message, folder } = await requireMessage(deps, inbox, uid, 'Drafts');

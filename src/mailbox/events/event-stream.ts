@@ -1,11 +1,15 @@
 import { withExtractedReply } from '../../events/payload.js';
 import type { EventRow } from '../../store/events.js';
-import { requireInbox } from '../access.js';
+import { reachableInboxes, requireInbox } from '../access.js';
+import type { Caller } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
 import type { AccessHolder, FeedCaller } from './access-check.js';
 import { lostAccess } from './access-check.js';
 
 const PAGE = 200;
+
+/** Who holds a feed, and the inboxes it shows: one, those a limited key reaches, or (undefined) all the user's. */
+type FeedScope = AccessHolder & { inboxIds?: readonly number[] };
 
 /**
  * The events of a caller's inboxes in commit order, from a starting seq onwards. Every read is
@@ -20,7 +24,7 @@ export class EventFeed {
 
   private constructor(
     private readonly deps: MailboxDeps,
-    private readonly scope: AccessHolder,
+    private readonly scope: FeedScope,
   ) {
     this.unsubscribe = deps.bus.subscribe((rows) => {
       if (rows.some((row) => this.wants(row))) this.poke();
@@ -28,7 +32,7 @@ export class EventFeed {
   }
 
   /** A feed starting after `afterSeq`, or (null) after the last event committed now. */
-  static async open(deps: MailboxDeps, scope: AccessHolder, afterSeq: number | null): Promise<EventFeed> {
+  static async open(deps: MailboxDeps, scope: FeedScope, afterSeq: number | null): Promise<EventFeed> {
     // Subscribed before the starting point is read, so nothing committed in between is missed.
     const feed = new EventFeed(deps, scope);
     try {
@@ -90,30 +94,43 @@ export class EventFeed {
     return (
       row.user_id === this.scope.userId &&
       row.inbox_id !== null &&
-      (this.scope.inboxId === undefined || row.inbox_id === this.scope.inboxId)
+      (this.scope.inboxIds === undefined || this.scope.inboxIds.includes(row.inbox_id))
     );
   }
 }
 
 /**
  * Opens the event feed of `GET /events`: one inbox when `account` is given (it must be the
- * caller's: 403), else every inbox of the caller, including ones added later. Starts after
+ * caller's: 403), else every inbox of the caller, including ones added later (a key limited to
+ * some inboxes: those). Starts after
  * `lastEventId` when given, else with what happens from now on. The door re-checks
  * `stillAllowed` while the feed is open and ends it when the caller's access is gone.
  */
 export async function openEventFeed(
   deps: MailboxDeps,
-  caller: FeedCaller,
-  options: { account?: string; lastEventId?: number },
+  caller: Caller,
+  options: { account?: string; lastEventId?: number; sessionId?: string },
 ): Promise<EventFeed> {
-  const { userId } = caller;
+  const { userId, keyId } = caller;
   const inboxId =
-    options.account !== undefined ? (await requireInbox(deps, userId, options.account)).id : undefined;
+    options.account !== undefined ? (await requireInbox(deps, caller, options.account)).id : undefined;
   const who: FeedCaller =
-    'keyId' in caller ? { userId, keyId: caller.keyId } : { userId, sessionId: caller.sessionId };
+    keyId !== null ? { userId, keyId } : { userId, sessionId: requireSession(options.sessionId) };
+  const inboxIds =
+    inboxId !== undefined
+      ? [inboxId]
+      : caller.inboxes !== null
+        ? (await reachableInboxes(deps, caller)).map((inbox) => inbox.id)
+        : undefined;
   return EventFeed.open(
     deps,
-    { ...who, ...(inboxId !== undefined ? { inboxId } : {}) },
+    { ...who, ...(inboxId !== undefined ? { inboxId } : {}), ...(inboxIds ? { inboxIds } : {}) },
     options.lastEventId ?? null,
   );
+}
+
+/** A feed is held by a key or a dashboard session: what ends it when access is gone. */
+function requireSession(sessionId: string | undefined): string {
+  if (sessionId === undefined) throw new Error('an event feed without a key needs the session it is for');
+  return sessionId;
 }

@@ -2,6 +2,8 @@ import type { z } from '@hono/zod-openapi';
 import type { EventStreamToken } from '../../contract/events.js';
 import crypto from 'node:crypto';
 import { requireInbox } from '../access.js';
+import type { KeyCaller } from '../caller.js';
+import { callerOfKey } from '../operations/key-auth.js';
 import type { MailboxDeps } from '../deps.js';
 
 /** How long a stream token may be used to open a stream; the stream itself lasts as long as it is open. */
@@ -67,10 +69,10 @@ export function verifyStreamToken(
  */
 export async function issueStreamToken(
   deps: MailboxDeps,
-  caller: { userId: number; keyId: string },
+  caller: KeyCaller,
   account?: string,
 ): Promise<StreamToken> {
-  const inbox = account !== undefined ? await requireInbox(deps, caller.userId, account) : null;
+  const inbox = account !== undefined ? await requireInbox(deps, caller, account) : null;
   const expires = Math.floor(Date.now() / 1000) + STREAM_TOKEN_SECONDS;
   const claims = { keyId: caller.keyId, userId: caller.userId, account: inbox?.address ?? null, expires };
   return {
@@ -81,11 +83,16 @@ export async function issueStreamToken(
 }
 
 /**
- * The caller a stream token stands for: null when it is forged, expired, or its key has been
- * revoked since (read from the database, so a revocation on another node counts).
+ * The caller a stream token stands for (its key, as it is now) and the inbox it is for (null: all
+ * the key reaches): null when it is forged, expired, or its key has been revoked since (read from
+ * the database, so a revocation on another node counts).
  */
-export async function redeemStreamToken(deps: MailboxDeps, token: string): Promise<StreamTokenClaims | null> {
+export async function redeemStreamToken(
+  deps: MailboxDeps,
+  token: string,
+): Promise<{ caller: KeyCaller; account: string | null } | null> {
   const claims = verifyStreamToken(deps, token);
-  if (!claims || !(await deps.store.apiKeys.isActive(claims.keyId))) return null;
-  return claims;
+  const key = claims ? await deps.store.apiKeys.active(claims.keyId) : undefined;
+  if (!claims || !key) return null;
+  return { caller: callerOfKey(key), account: claims.account };
 }

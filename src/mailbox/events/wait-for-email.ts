@@ -1,4 +1,6 @@
 import type { EventRow } from '../../store/events.js';
+import type { Caller } from '../caller.js';
+import { ownerCaller } from '../caller.js';
 import { notYourInbox, requireInbox } from '../access.js';
 import { MailroomError } from '../errors.js';
 import type { MailboxDeps } from '../deps.js';
@@ -21,19 +23,10 @@ export interface EmailPage {
 /** Why a wait ended: mail came (or was there), the time ran out, or the server is stopping. */
 export type WaitEnd = 'found' | 'timeout' | 'shutdown' | 'aborted';
 
-/**
- * Who waits: an API key's user (the key may be revoked while it waits, and holds a limited number
- * of waits), or, in-process, an inbox's owner without a key.
- */
-export interface WaitCaller {
-  userId: number;
-  keyId?: string;
-}
-
 /** Where requests wait for mail: the server's waiting room, or, where no server runs, none. */
 export interface Waiters {
   wait(
-    caller: WaitCaller,
+    caller: Caller,
     query: ListQuery,
     timeoutMs: number,
     signal?: AbortSignal,
@@ -51,7 +44,7 @@ export interface Waiters {
 export function waitersAtOnce(deps: MailboxDeps): Waiters {
   return {
     async wait(caller, query) {
-      const page = await listEmails(deps, caller.userId, query);
+      const page = await listEmails(deps, caller, query);
       return { ...page, end: page.emails.length > 0 ? 'found' : 'timeout' };
     },
     closeAll() {},
@@ -66,10 +59,13 @@ interface KeyHold {
   inboxId: number;
   /** The address the wait named: what a refusal for a lost inbox names. */
   account: string;
+  /** Who waits: a refusal for a lost inbox names what they still reach. */
+  caller: Caller;
 }
 
 interface Waiter {
-  keyId: string | undefined;
+  keyId: string | null;
+  caller: Caller;
   settle(result: EmailPage | Error): void;
 }
 
@@ -114,30 +110,30 @@ export class EmailWaiters implements Waiters {
    * with `unauthorized`, and is never answered with mail.
    */
   async wait(
-    caller: WaitCaller,
+    caller: Caller,
     query: ListQuery,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<EmailPage & { end: WaitEnd }> {
     const { deps } = this;
     const { userId, keyId } = caller;
-    const release = keyId !== undefined ? this.slots.take(keyId) : () => {};
+    const release = keyId !== null ? this.slots.take(keyId) : () => {};
     try {
-      const inboxId = (await requireInbox(deps, userId, query.account)).id;
+      const inboxId = (await requireInbox(deps, caller, query.account)).id;
       let settle!: (page: EmailPage | Error) => void;
       const woken = new Promise<EmailPage | Error>((resolve) => (settle = resolve));
       // Registered before the first look, so mail committed between the two is not missed.
-      const leave = this.join(inboxId, userId, query, { keyId, settle });
+      const leave = this.join(inboxId, userId, query, { keyId, caller, settle });
       try {
-        const first = await listEmails(deps, userId, query);
+        const first = await listEmails(deps, caller, query);
         if (first.emails.length > 0 || this.closed) {
           return { ...first, end: first.emails.length > 0 ? 'found' : 'shutdown' };
         }
         return await this.sleep(woken, settle, timeoutMs, signal, async () => {
           // A last look at the timeout: mail filed by another process raises no bus notice here.
-          const last = await listEmails(deps, userId, query);
-          if (last.emails.length > 0 && keyId !== undefined) {
-            const refused = await this.refusal({ keyId, userId, inboxId, account: query.account });
+          const last = await listEmails(deps, caller, query);
+          if (last.emails.length > 0 && keyId !== null) {
+            const refused = await this.refusal({ keyId, userId, inboxId, account: query.account, caller });
             if (refused) throw refused;
           }
           return last;
@@ -204,7 +200,7 @@ export class EmailWaiters implements Waiters {
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { userId, inboxId, query, waiters: new Set() }));
     group.waiters.add(waiter);
-    if (waiter.keyId !== undefined) this.scheduleAccessCheck();
+    if (waiter.keyId !== null) this.scheduleAccessCheck();
     return () => {
       group.waiters.delete(waiter);
       if (group.waiters.size === 0 && groups.get(key) === group) groups.delete(key);
@@ -230,7 +226,8 @@ export class EmailWaiters implements Waiters {
       for (const group of [...(this.byInbox.get(inboxId)?.values() ?? [])]) {
         let page: EmailPage | Error;
         try {
-          page = await listEmails(this.deps, group.userId, group.query);
+          // Each waiter's reach took in this inbox when it joined: the group reads as the inbox's owner.
+          page = await listEmails(this.deps, ownerCaller(group.userId), group.query);
         } catch (err) {
           page = err instanceof Error ? err : new Error(String(err));
         }
@@ -245,7 +242,7 @@ export class EmailWaiters implements Waiters {
     const refusals = new Map<string, Error | null>();
     for (const waiter of waiters) {
       const { keyId } = waiter;
-      if (keyId !== undefined && !refusals.has(keyId))
+      if (keyId !== null && !refusals.has(keyId))
         refusals.set(
           keyId,
           await this.refusalOrError({
@@ -253,9 +250,10 @@ export class EmailWaiters implements Waiters {
             userId: group.userId,
             inboxId: group.inboxId,
             account: group.query.account,
+            caller: waiter.caller,
           }),
         );
-      waiter.settle((keyId !== undefined ? refusals.get(keyId) : null) ?? page);
+      waiter.settle((keyId !== null ? refusals.get(keyId) : null) ?? page);
     }
   }
 
@@ -276,14 +274,20 @@ export class EmailWaiters implements Waiters {
     for (const [inboxId, groups] of this.byInbox)
       for (const group of groups.values())
         for (const waiter of group.waiters) {
-          if (waiter.keyId === undefined) continue;
+          if (waiter.keyId === null) continue;
           const id = `${waiter.keyId}/${inboxId}`;
           let entry = held.get(id);
           if (!entry)
             held.set(
               id,
               (entry = {
-                holder: { keyId: waiter.keyId, userId: group.userId, inboxId, account: group.query.account },
+                holder: {
+                  keyId: waiter.keyId,
+                  userId: group.userId,
+                  inboxId,
+                  account: group.query.account,
+                  caller: waiter.caller,
+                },
                 waiters: [],
               }),
             );
@@ -301,7 +305,7 @@ export class EmailWaiters implements Waiters {
   private async refusal(holder: KeyHold): Promise<MailroomError | null> {
     const lost = await lostAccess(this.deps, holder);
     if (lost === null) return null;
-    if (lost === 'inbox') return notYourInbox(this.deps, holder.userId, holder.account);
+    if (lost === 'inbox') return notYourInbox(this.deps, holder.caller, holder.account);
     return new MailroomError('unauthorized', 'this API key was revoked while it waited for mail');
   }
 
@@ -333,7 +337,7 @@ export interface WaitOptions {
  */
 export async function waitForEmails(
   deps: MailboxDeps,
-  caller: WaitCaller,
+  caller: Caller,
   query: ListQuery,
   options: WaitOptions,
 ): Promise<EmailPage & { end: WaitEnd }> {

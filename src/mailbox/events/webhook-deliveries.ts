@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { DeliveryAttempt } from '../../contract/webhooks.js';
 import { withExtractedReply } from '../../events/payload.js';
 import type { AttemptListRow } from '../../store/webhook-deliveries.js';
@@ -12,12 +13,12 @@ export type AttemptView = z.infer<typeof DeliveryAttempt>;
 /** A webhook's delivery attempts, newest first. */
 export async function listDeliveries(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   id: string,
   limit: number,
   cursor?: string,
 ): Promise<{ deliveries: AttemptView[]; nextCursor: string | null }> {
-  const hook = await requireWebhook(deps, userId, id);
+  const hook = await requireWebhook(deps, caller, id);
   const before = cursor !== undefined ? decodeCursor(cursor, 'attempt') : undefined;
   const rows = await deps.store.webhookDeliveries.attempts(hook.id, limit + 1, before);
   const page = rows.slice(0, limit);
@@ -58,11 +59,11 @@ export interface AttemptDetail extends AttemptView {
 
 export async function readAttempt(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   webhookId: string,
   attemptId: number,
 ): Promise<AttemptDetail> {
-  const hook = await requireWebhook(deps, userId, webhookId);
+  const hook = await requireWebhook(deps, caller, webhookId);
   const row = Number.isSafeInteger(attemptId)
     ? await deps.store.webhookDeliveries.attempt(hook.id, attemptId)
     : undefined;
@@ -93,10 +94,10 @@ const WAITING_LOOK_BACK = 20;
 /** The webhook's deliveries queued and not attempted yet (a test event just sent), newest first. */
 export async function waitingDeliveries(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   webhookId: string,
 ): Promise<WaitingDelivery[]> {
-  const hook = await requireWebhook(deps, userId, webhookId);
+  const hook = await requireWebhook(deps, caller, webhookId);
   const rows = await deps.store.webhookDeliveries.waiting(hook.id, WAITING_LOOK_BACK);
   return rows.map((r) => ({ id: r.id, event_id: r.event_id, type: r.event_type, created_at: r.created_at }));
 }

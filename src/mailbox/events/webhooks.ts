@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type {
   CreateWebhookBody,
   UpdateWebhookBody,
@@ -9,7 +10,7 @@ import { TEST_EVENT_TYPE } from '../../events/dispatcher.js';
 import { generateWebhookSecret } from '../../events/signing.js';
 import { checkWebhookUrl, webhookReach } from '../../events/url-guard.js';
 import type { WebhookPatch, WebhookRow } from '../../store/webhooks.js';
-import { requireInbox } from '../access.js';
+import { reachableInboxes, requireInbox } from '../access.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
 import type { MailboxDeps } from '../deps.js';
 import { NotFound, ValidationFailed } from '../errors.js';
@@ -29,16 +30,16 @@ export type WebhookChanges = z.infer<typeof UpdateWebhookBody>;
 
 export async function createWebhook(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   input: WebhookInput,
 ): Promise<WebhookWithSecretView> {
   const url = await requireDeliverableUrl(deps, input.url);
   const secret = generateWebhookSecret();
   const row = await deps.store.webhooks.create({
-    userId,
+    userId: caller.userId,
     url,
     events: uniqueKinds(input.events),
-    accounts: await inboxIdsOf(deps, userId, input.accounts ?? null),
+    accounts: await inboxIdsOf(deps, caller, input.accounts ?? null),
     includeSpam: input.includeSpam ?? false,
     description: input.description ?? null,
     secret,
@@ -48,57 +49,61 @@ export async function createWebhook(
 
 export async function listWebhooks(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   limit: number,
   cursor?: string,
 ): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
   const before = cursor !== undefined ? decodeCursor(cursor, 'webhook') : undefined;
-  const rows = await deps.store.webhooks.list(userId, limit + 1, before);
+  const rows = await deps.store.webhooks.list(caller.userId, limit + 1, before);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const webhooks: WebhookView[] = [];
-  for (const row of page) webhooks.push(await viewOf(deps, row));
+  // A key limited to some inboxes sees only the webhooks within them: a page may come out short.
+  const reach = await reachOf(deps, caller);
+  for (const row of page) if (inReach(row, reach)) webhooks.push(await viewOf(deps, row));
   return {
     webhooks,
     nextCursor: rows.length > limit && last ? encodeCursor('webhook', last.position) : null,
   };
 }
 
-export async function getWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookView> {
-  return viewOf(deps, await requireWebhook(deps, userId, id));
+export async function getWebhook(deps: MailboxDeps, caller: Caller, id: string): Promise<WebhookView> {
+  return viewOf(deps, await requireWebhook(deps, caller, id));
 }
 
 export async function updateWebhook(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   id: string,
   changes: WebhookChanges,
 ): Promise<WebhookView> {
-  await requireWebhook(deps, userId, id);
+  await requireWebhook(deps, caller, id);
   const patch: WebhookPatch = {};
   if (changes.url !== undefined) patch.url = await requireDeliverableUrl(deps, changes.url);
   if (changes.events !== undefined) patch.events = uniqueKinds(changes.events);
-  if (changes.accounts !== undefined) patch.accounts = await inboxIdsOf(deps, userId, changes.accounts);
+  if (changes.accounts !== undefined) patch.accounts = await inboxIdsOf(deps, caller, changes.accounts);
   if (changes.includeSpam !== undefined) patch.includeSpam = changes.includeSpam;
   if (changes.description !== undefined) patch.description = changes.description;
   if (changes.status !== undefined) patch.status = changes.status;
-  const row = await deps.store.webhooks.update(userId, id, patch);
+  const row = await deps.store.webhooks.update(caller.userId, id, patch);
   if (!row) throw notFound(id);
   return viewOf(deps, row);
 }
 
-export async function deleteWebhook(deps: MailboxDeps, userId: number, id: string): Promise<void> {
-  if (!(await deps.store.webhooks.remove(userId, id))) throw notFound(id);
+export async function deleteWebhook(deps: MailboxDeps, caller: Caller, id: string): Promise<void> {
+  await requireWebhook(deps, caller, id);
+  if (!(await deps.store.webhooks.remove(caller.userId, id))) throw notFound(id);
 }
 
 /** A new secret at once; deliveries from now on (retries included) are signed with it alone. */
 export async function rotateWebhookSecret(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   id: string,
 ): Promise<WebhookWithSecretView> {
+  await requireWebhook(deps, caller, id);
   const secret = generateWebhookSecret();
-  const row = await deps.store.webhooks.setSecret(userId, id, secret);
+  const row = await deps.store.webhooks.setSecret(caller.userId, id, secret);
   if (!row) throw notFound(id);
   return { ...(await viewOf(deps, row)), secret };
 }
@@ -107,12 +112,12 @@ export async function rotateWebhookSecret(
  * Queues a `webhook.test` event for this webhook alone, whatever its status; the dispatcher
  * makes one attempt, visible in the webhook's deliveries.
  */
-export async function sendTestEvent(deps: MailboxDeps, userId: number, id: string) {
-  const hook = await requireWebhook(deps, userId, id);
+export async function sendTestEvent(deps: MailboxDeps, caller: Caller, id: string) {
+  const hook = await requireWebhook(deps, caller, id);
   const event = await deps.store.groupCommit.submit(() =>
     deps.store.events.append({
       type: TEST_EVENT_TYPE,
-      userId,
+      userId: caller.userId,
       inboxId: null,
       data: { webhook: { id: hook.id, url: hook.url }, message: 'A test event from Mailroom.' },
       webhookId: hook.id,
@@ -127,10 +132,23 @@ export async function sendTestEvent(deps: MailboxDeps, userId: number, id: strin
 }
 
 /** The caller's webhook, or NotFound (the same answer whether it is someone else's or does not exist). */
-export async function requireWebhook(deps: MailboxDeps, userId: number, id: string): Promise<WebhookRow> {
-  const row = await deps.store.webhooks.get(userId, id);
-  if (!row) throw notFound(id);
+export async function requireWebhook(deps: MailboxDeps, caller: Caller, id: string): Promise<WebhookRow> {
+  const row = await deps.store.webhooks.get(caller.userId, id);
+  if (!row || !inReach(row, await reachOf(deps, caller))) throw notFound(id);
   return row;
+}
+
+/** The ids of the inboxes a limited key reaches; null for a caller that reaches all of its user's. */
+async function reachOf(deps: MailboxDeps, caller: Caller): Promise<Set<number> | null> {
+  if (caller.inboxes === null) return null;
+  return new Set((await reachableInboxes(deps, caller)).map((inbox) => inbox.id));
+}
+
+/** A webhook is within a limited key's reach when every inbox it hears from is (one for all inboxes is not). */
+function inReach(row: WebhookRow, reach: Set<number> | null): boolean {
+  if (reach === null) return true;
+  if (row.accounts === null) return false;
+  return (JSON.parse(row.accounts) as number[]).every((id) => reach.has(id));
 }
 
 const notFound = (id: string) => new NotFound(`no webhook ${JSON.stringify(id)}`);
@@ -147,15 +165,21 @@ async function requireDeliverableUrl(deps: MailboxDeps, url: string): Promise<st
 
 const uniqueKinds = (kinds: EventKind[]): string[] => EVENT_KINDS.filter((k) => kinds.includes(k));
 
-/** Addresses to inbox ids; each must be one of the caller's inboxes (403 otherwise, as for `account`). */
+/**
+ * Addresses to inbox ids; each must be one of the caller's inboxes (403 otherwise, as for
+ * `account`). For all inboxes (null), a key limited to some gets those it reaches.
+ */
 async function inboxIdsOf(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   accounts: string[] | null,
 ): Promise<number[] | null> {
-  if (accounts === null) return null;
+  if (accounts === null) {
+    const reach = await reachOf(deps, caller);
+    return reach === null ? null : [...reach];
+  }
   const ids: number[] = [];
-  for (const address of accounts) ids.push((await requireInbox(deps, userId, address)).id);
+  for (const address of accounts) ids.push((await requireInbox(deps, caller, address)).id);
   return [...new Set(ids)];
 }
 

@@ -24,7 +24,7 @@ export async function getInboxSettings(
   account: string,
 ): Promise<InboxSettingsView> {
   requirePermission(caller, 'read');
-  return settingsOf(deps, await requireInbox(deps, caller.userId, account));
+  return settingsOf(deps, await requireInbox(deps, caller, account));
 }
 
 /**
@@ -38,7 +38,7 @@ export async function updateInboxSettings(
   changes: InboxSettingsChanges,
 ): Promise<InboxSettingsView> {
   requirePermission(caller, 'manage');
-  const inbox = await requireInbox(deps, caller.userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   if (changes.mode === 'approve_new' || changes.mode === 'approve_all') {
     throw new Unprocessable(
       `mode ${changes.mode} needs sends to wait for approval, which this server does not do yet; ` +

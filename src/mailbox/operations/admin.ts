@@ -13,6 +13,8 @@ import { sealJson } from '../../store/sealing.js';
 import type { RemoteConfig, TlsTrust } from '../remote.js';
 import { checkTls } from '../remote-trust.js';
 import { requireInbox } from '../access.js';
+import type { Permission } from '../caller.js';
+import { DEFAULT_KEY_PERMISSIONS, PERMISSIONS, ownerCaller, permissionsOf } from '../caller.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { refusePrivateServers } from '../connect/private-servers.js';
 import type { ServerChoice, ServersView } from '../connect/servers.js';
@@ -107,15 +109,59 @@ export async function removeUser(deps: MailboxDeps, idOrName: string | number): 
   await deps.store.users.remove((await requireUser(deps, idOrName)).id);
 }
 
-/** A new key for the user: random, or `given` (the bootstrap's MAILROOM_BOOTSTRAP_KEY). */
+/** What a new key is: its label and reach (contract 14), and the key itself when given. */
+export interface NewKey {
+  name?: string;
+  /** Addresses of the user's inboxes; null or left out: all of them. */
+  inboxes?: string[] | null;
+  /** Left out: all but approve. */
+  permissions?: Permission[];
+  /** The key itself (the bootstrap's MAILROOM_BOOTSTRAP_KEY); random when left out. */
+  given?: string;
+}
+
+/** A new key for the user, reaching the inboxes and holding the permissions asked for. */
 export async function createKey(
   deps: MailboxDeps,
   userIdOrName: string | number,
-  name = '',
-  given?: string,
+  options: NewKey = {},
 ): Promise<{ row: ApiKeyRow; key: string; user: UserRow }> {
   const user = await requireUser(deps, userIdOrName);
-  return { ...(await deps.store.apiKeys.create(user.id, name, given)), user };
+  const reach = {
+    inboxes: options.inboxes ? await inboxesOfUser(deps, user, options.inboxes) : null,
+    permissions: PERMISSIONS.filter((p) => (options.permissions ?? DEFAULT_KEY_PERMISSIONS).includes(p)),
+  };
+  if (reach.permissions.length === 0)
+    throw ValidationFailed.field('permissions', 'name at least one permission');
+  return { ...(await deps.store.apiKeys.create(user.id, options.name ?? '', reach, options.given)), user };
+}
+
+/** Permission names as a person typed them (the CLI), each checked: 400 naming one this server does not know. */
+export function parseKeyPermissions(names: string[]): Permission[] {
+  const asked = names.map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
+  const unknown = asked.find((n) => !(PERMISSIONS as readonly string[]).includes(n));
+  if (unknown !== undefined)
+    throw ValidationFailed.field(
+      'permissions',
+      `no permission ${JSON.stringify(unknown)}; permissions are ${PERMISSIONS.join(', ')}`,
+    );
+  return asked as Permission[];
+}
+
+/** The addresses, lower-case and once each; every one must be an inbox of `user` (400 naming it otherwise). */
+async function inboxesOfUser(deps: MailboxDeps, user: UserRow, addresses: string[]): Promise<string[]> {
+  const own = new Set((await deps.store.inboxes.list(user.id)).map((inbox) => inbox.address.toLowerCase()));
+  const wanted = [...new Set(addresses.map((a) => a.trim().toLowerCase()))];
+  if (wanted.length === 0)
+    throw ValidationFailed.field('inboxes', 'name at least one inbox, or null for all of them');
+  const problems = addresses.flatMap((given, i) => {
+    const address = given.trim().toLowerCase();
+    return own.has(address)
+      ? []
+      : [{ path: `inboxes.${i}`, message: `${address} is not an inbox of ${user.name}` }];
+  });
+  if (problems.length > 0) throw new ValidationFailed(problems.map((p) => p.message).join('; '), problems);
+  return wanted;
 }
 
 /** Revokes a key; with `ownerId`, only one of that user's keys (another's is not found alike). */
@@ -162,7 +208,7 @@ export async function addLocalInbox(
 export async function removeInbox(deps: MailboxDeps, address: string, ownerId?: number): Promise<void> {
   const inbox =
     ownerId !== undefined
-      ? await requireInbox(deps, ownerId, address)
+      ? await requireInbox(deps, ownerCaller(ownerId), address)
       : await deps.store.inboxes.findByAddress(address);
   if (!inbox) throw new NotFound(`no inbox ${address}`);
   await deps.store.inboxes.remove(inbox.id);
@@ -335,5 +381,7 @@ export async function keyView(deps: MailboxDeps, row: ApiKeyRow) {
     created_at: row.created_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
+    inboxes: row.inboxes,
+    permissions: permissionsOf(row),
   };
 }

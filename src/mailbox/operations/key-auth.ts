@@ -1,10 +1,25 @@
+import type { z } from '@hono/zod-openapi';
+import type { Me } from '../../contract/keys.js';
 import type { ApiKeyRow } from '../../store/api-keys.js';
+import type { KeyCaller } from '../caller.js';
+import { permissionsOf } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
-import { mailroomErrorOf } from '../errors.js';
+import { MailroomError, mailroomErrorOf } from '../errors.js';
 
-/** The active key `key` is, or undefined for an unknown or revoked one. */
-export async function authenticateKey(deps: MailboxDeps, key: string): Promise<ApiKeyRow | undefined> {
-  return deps.store.apiKeys.authenticate(key);
+/** The active key `key` is, as the caller it makes, or undefined for an unknown or revoked one. */
+export async function authenticateKey(deps: MailboxDeps, key: string): Promise<KeyCaller | undefined> {
+  const row = await deps.store.apiKeys.authenticate(key);
+  return row ? callerOfKey(row) : undefined;
+}
+
+/** The caller a key makes: its user, and how far it reaches. */
+export function callerOfKey(row: ApiKeyRow): KeyCaller {
+  return {
+    userId: row.user_id,
+    keyId: row.id,
+    inboxes: row.inboxes,
+    permissions: new Set(permissionsOf(row)),
+  };
 }
 
 /**
@@ -18,4 +33,17 @@ export async function noteKeyUsed(deps: MailboxDeps, keyId: string): Promise<voi
   } catch (error) {
     if (mailroomErrorOf(error)?.code !== 'unavailable') throw error;
   }
+}
+
+/** `GET /me`: whose key this is and how far it reaches (contract 14). */
+export async function describeKey(deps: MailboxDeps, caller: KeyCaller): Promise<z.infer<typeof Me>> {
+  const [user, key] = await Promise.all([
+    deps.store.users.find(caller.userId),
+    deps.store.apiKeys.active(caller.keyId),
+  ]);
+  if (!user || !key) throw new MailroomError('unauthorized', 'this API key was revoked');
+  return {
+    user: { id: user.id, name: user.name },
+    key: { id: key.id, name: key.name, inboxes: key.inboxes, permissions: permissionsOf(key) },
+  };
 }

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import type { Caller } from '../caller.js';
+import { ownerCaller } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
 import { MailroomError, ValidationFailed } from '../errors.js';
 import { nowIso, sha256Hex } from '../../store/ids.js';
@@ -21,6 +23,8 @@ export const SIGN_IN_WINDOW_MS = 5 * 60 * 1000;
 
 export interface Session {
   user: UserRow;
+  /** The person acts for themselves: every permission, every inbox of theirs. */
+  caller: Caller;
   /** sha256 of the cookie's token: what identifies the session without being it. */
   id: string;
   csrfToken: string;
@@ -70,7 +74,12 @@ async function openSession(deps: MailboxDeps, userId: number): Promise<{ token: 
   });
   return {
     token: secret,
-    session: { user: await requireUser(deps, userId), id: sha256Hex(secret), csrfToken },
+    session: {
+      user: await requireUser(deps, userId),
+      caller: ownerCaller(userId),
+      id: sha256Hex(secret),
+      csrfToken,
+    },
   };
 }
 
@@ -145,7 +154,7 @@ export async function sessionOf(deps: MailboxDeps, cookieToken: string): Promise
   if (now - Date.parse(row.last_seen_at) > SESSION_TOUCH_MS) {
     await store.extend(row.token_hash, at(now), at(now + SESSION_IDLE_MS));
   }
-  return { user, id: row.token_hash, csrfToken: row.csrf_token };
+  return { user, caller: ownerCaller(user.id), id: row.token_hash, csrfToken: row.csrf_token };
 }
 
 /** Whether a session (by id) is still open: read each time, so a sign-out elsewhere counts. */

@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { EmptyFolderResult } from '../../contract/organise.js';
 import { nowIso } from '../../store/ids.js';
 import type { MessageRow } from '../../store/messages.js';
@@ -20,11 +21,11 @@ type Listed = Pick<MessageRow, 'id' | 'uid' | 'remote_uid'>;
  */
 export async function emptyFolder(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   where: { account: string; folder: string },
   options: { permanent?: boolean } = {},
 ): Promise<EmptiedFolder> {
-  const inbox = await requireInbox(deps, userId, where.account);
+  const inbox = await requireInbox(deps, caller, where.account);
   const remote = remoteOf(deps, inbox);
   const folder = await requireFolder(deps, inbox, where.folder);
   const forGood = !!options.permanent || isTrash(folder) || isDrafts(folder);

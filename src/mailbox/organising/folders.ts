@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { Folder } from '../../contract/emails.js';
 import type { DeleteFolderResult } from '../../contract/organise.js';
 import { nowIso } from '../../store/ids.js';
@@ -29,14 +30,14 @@ export function folderNameProblem(name: string): string | null {
 /** A custom folder. Names are unique per inbox whatever their case (409). */
 export async function createFolder(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   name: string,
 ): Promise<FolderView> {
   const problem = folderNameProblem(name);
   if (problem) throw ValidationFailed.field('name', problem);
   const trimmed = name.trim();
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   return deps.store.db.transaction(async () => {
     const wanted = trimmed.toLowerCase();
     const clash = (await deps.store.folders.listOf(inbox.id)).find((f) => f.name.toLowerCase() === wanted);
@@ -54,11 +55,11 @@ export type DeletedFolder = z.infer<typeof DeleteFolderResult>;
  */
 export async function deleteFolder(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   name: string,
 ): Promise<DeletedFolder> {
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   return deps.store.db.transaction(async () => {
     // Trimmed like a new name, which also lets " .." reach a ".." folder made before they were refused.
     const folder =

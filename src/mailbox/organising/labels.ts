@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { CreateLabelBody, Label } from '../../contract/labels.js';
 import crypto from 'node:crypto';
 import { nowIso } from '../../store/ids.js';
@@ -80,33 +81,33 @@ function checkDescription(description: string | null): string | null {
 
 async function requireUniqueName(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   name: string,
   exceptId?: string,
 ): Promise<void> {
-  const clash = await deps.store.labels.findByName(userId, name);
+  const clash = await deps.store.labels.findByName(caller.userId, name);
   if (clash && clash.id !== exceptId)
     throw new Conflict(`a label named ${JSON.stringify(clash.name)} exists`);
 }
 
-export async function requireLabel(deps: MailboxDeps, userId: number, idOrName: string): Promise<LabelRow> {
-  const label = await deps.store.labels.resolve(userId, idOrName);
+export async function requireLabel(deps: MailboxDeps, caller: Caller, idOrName: string): Promise<LabelRow> {
+  const label = await deps.store.labels.resolve(caller.userId, idOrName);
   if (!label) throw new NotFound(`no label ${JSON.stringify(idOrName)}`);
   return label;
 }
 
-export async function createLabel(deps: MailboxDeps, userId: number, input: LabelInput): Promise<LabelView> {
+export async function createLabel(deps: MailboxDeps, caller: Caller, input: LabelInput): Promise<LabelView> {
   const name = checkName(input.name);
   const color =
     input.color !== undefined
       ? checkColor(input.color)
       : LABEL_PALETTE[crypto.randomInt(LABEL_PALETTE.length)]!;
   return deps.store.db.transaction(async () => {
-    await requireUniqueName(deps, userId, name);
+    await requireUniqueName(deps, caller, name);
     const now = nowIso();
     const row = await deps.store.labels.create({
       id: crypto.randomUUID(),
-      user_id: userId,
+      user_id: caller.userId,
       name,
       color,
       description: checkDescription(input.description ?? null),
@@ -119,12 +120,12 @@ export async function createLabel(deps: MailboxDeps, userId: number, input: Labe
 
 export async function listLabels(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   limit: number,
   cursor?: string,
 ): Promise<{ labels: LabelView[]; nextCursor: string | null }> {
   const before = cursor !== undefined ? decodeCursor(cursor, 'label') : undefined;
-  const rows = await deps.store.labels.list(userId, before, limit + 1);
+  const rows = await deps.store.labels.list(caller.userId, before, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -133,13 +134,13 @@ export async function listLabels(
   };
 }
 
-export async function getLabel(deps: MailboxDeps, userId: number, idOrName: string): Promise<LabelView> {
-  return labelView(await requireLabel(deps, userId, idOrName));
+export async function getLabel(deps: MailboxDeps, caller: Caller, idOrName: string): Promise<LabelView> {
+  return labelView(await requireLabel(deps, caller, idOrName));
 }
 
 export async function updateLabel(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   idOrName: string,
   input: Partial<LabelInput>,
 ): Promise<LabelView> {
@@ -148,21 +149,21 @@ export async function updateLabel(
   if (input.color !== undefined) changes.color = checkColor(input.color);
   if (input.description !== undefined) changes.description = checkDescription(input.description);
   return deps.store.db.transaction(async () => {
-    const label = await requireLabel(deps, userId, idOrName);
-    if (changes.name !== undefined) await requireUniqueName(deps, userId, changes.name, label.id);
-    await deps.store.labels.update(userId, label.id, changes, nowIso());
-    return labelView((await deps.store.labels.get(userId, label.id))!);
+    const label = await requireLabel(deps, caller, idOrName);
+    if (changes.name !== undefined) await requireUniqueName(deps, caller, changes.name, label.id);
+    await deps.store.labels.update(caller.userId, label.id, changes, nowIso());
+    return labelView((await deps.store.labels.get(caller.userId, label.id))!);
   });
 }
 
 export async function deleteLabel(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   idOrName: string,
 ): Promise<{ id: string }> {
   return deps.store.db.transaction(async () => {
-    const label = await requireLabel(deps, userId, idOrName);
-    await deps.store.labels.remove(userId, label.id);
+    const label = await requireLabel(deps, caller, idOrName);
+    await deps.store.labels.remove(caller.userId, label.id);
     return { id: label.id };
   });
 }
@@ -170,15 +171,15 @@ export async function deleteLabel(
 /** Puts the user's labels (ids or names) on an email; labels it already has stay once. */
 export async function applyLabels(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   ref: EmailRef,
   labels: string[],
 ): Promise<EmailView> {
-  const inbox = await requireInbox(deps, userId, ref.account);
+  const inbox = await requireInbox(deps, caller, ref.account);
   return deps.store.db.transaction(async () => {
     const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
     const ids: string[] = [];
-    for (const idOrName of labels) ids.push((await requireLabel(deps, userId, idOrName)).id);
+    for (const idOrName of labels) ids.push((await requireLabel(deps, caller, idOrName)).id);
     await deps.store.labels.apply(message.id, [...new Set(ids)]);
     const labelled = (await deps.store.messages.get(message.id))!;
     return (await viewsOf(deps, inbox, [labelled], () => folder.name, 'full'))[0]!;
@@ -188,14 +189,14 @@ export async function applyLabels(
 /** Takes a label off an email; taking off a label the email does not carry is not an error. */
 export async function removeLabel(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   ref: EmailRef,
   idOrName: string,
 ): Promise<EmailView> {
-  const inbox = await requireInbox(deps, userId, ref.account);
+  const inbox = await requireInbox(deps, caller, ref.account);
   return deps.store.db.transaction(async () => {
     const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
-    await deps.store.labels.unapply(message.id, (await requireLabel(deps, userId, idOrName)).id);
+    await deps.store.labels.unapply(message.id, (await requireLabel(deps, caller, idOrName)).id);
     return (await viewsOf(deps, inbox, [message], () => folder.name, 'full'))[0]!;
   });
 }

@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { DeleteEmailResult, UpdateEmailBody } from '../../contract/organise.js';
 import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
@@ -47,11 +48,11 @@ const FLAG_OF = { read: '\\Seen', unread: '\\Seen', flag: '\\Flagged', unflag: '
 /** PATCH /emails/{id}: read, unread, flag, unflag or move. Answers the email as it is afterwards. */
 export async function updateEmail(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   ref: EmailRef,
   change: EmailChange,
 ): Promise<EmailView> {
-  const inbox = await requireInbox(deps, userId, ref.account);
+  const inbox = await requireInbox(deps, caller, ref.account);
   const remote = remoteOf(deps, inbox);
   const plan = async () => {
     const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
@@ -119,11 +120,11 @@ export type DeleteResult = z.infer<typeof DeleteEmailResult>;
  */
 export async function deleteEmail(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   ref: EmailRef,
   options: { permanent?: boolean } = {},
 ): Promise<DeleteResult> {
-  const inbox = await requireInbox(deps, userId, ref.account);
+  const inbox = await requireInbox(deps, caller, ref.account);
   const remote = remoteOf(deps, inbox);
   const forGood = (folder: FolderRow) => !!options.permanent || isTrash(folder) || isDrafts(folder);
   const apply = (message: MessageRow, folder: FolderRow, remoteUid?: number | null): Promise<DeleteResult> =>

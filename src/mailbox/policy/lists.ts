@@ -70,7 +70,7 @@ async function placeOf(
   ref: ListRef,
   changing = false,
 ): Promise<{ place: ListPlace; inbox: InboxRow | null }> {
-  const inbox = ref.account === undefined ? null : await requireInbox(deps, caller.userId, ref.account);
+  const inbox = ref.account === undefined ? null : await requireInbox(deps, caller, ref.account);
   // A user-wide entry holds for inboxes beyond a key that reaches only some of them.
   if (!inbox && changing && caller.inboxes !== null) {
     throw new Forbidden(

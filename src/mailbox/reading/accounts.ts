@@ -1,10 +1,12 @@
 import type { AccountView } from '../../contract/accounts.js';
+import type { Caller } from '../caller.js';
+import { reachableInboxes } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
 import { certificateCheckOf } from '../remote-trust.js';
 
-/** The caller's inboxes as `GET /accounts` and MCP's `list_inboxes` show them. */
-export async function listAccounts(deps: MailboxDeps, userId: number): Promise<AccountView[]> {
-  return (await deps.store.inboxes.list(userId)).map((inbox) => ({
+/** The caller's inboxes (within its key's reach) as `GET /accounts` and MCP's `list_inboxes` show them. */
+export async function listAccounts(deps: MailboxDeps, caller: Caller): Promise<AccountView[]> {
+  return (await reachableInboxes(deps, caller)).map((inbox) => ({
     address: inbox.address,
     kind: inbox.kind,
     displayName: inbox.display_name,
@@ -23,9 +25,9 @@ export async function listAccounts(deps: MailboxDeps, userId: number): Promise<A
 }
 
 /** The caller's inboxes with how much mail each holds and how much of it is unread (all folders). */
-export async function listAccountsWithCounts(deps: MailboxDeps, userId: number) {
-  const accounts = await listAccounts(deps, userId);
-  const inboxes = await deps.store.inboxes.list(userId);
+export async function listAccountsWithCounts(deps: MailboxDeps, caller: Caller) {
+  const accounts = await listAccounts(deps, caller);
+  const inboxes = await reachableInboxes(deps, caller);
   return Promise.all(
     accounts.map(async (account) => {
       const inbox = inboxes.find((i) => i.address === account.address)!;

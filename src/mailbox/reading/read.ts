@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { ListEmailsQuery, ThreadSummary as ThreadSummarySchema } from '../../contract/emails.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { ListedMessageRow, MessageRow, MessageWithBody } from '../../store/messages.js';
@@ -19,20 +20,20 @@ export type ListQuery = Omit<z.infer<typeof ListEmailsQuery>, 'wait'> & {
 
 export async function listEmails(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   query: ListQuery,
   started?: InboxFolderLookup,
 ): Promise<{ emails: EmailView[]; nextCursor: string | null }> {
   const { inbox, folder } = await requireInboxFolder(
     deps,
-    userId,
+    caller,
     query.account,
     query.folder ?? 'INBOX',
     started,
   );
   let labelId: string | undefined;
   if (query.label !== undefined) {
-    const label = await deps.store.labels.resolve(userId, query.label);
+    const label = await deps.store.labels.resolve(caller.userId, query.label);
     // As an unknown folder is: a misspelt label must not read as "no mail".
     if (!label) throw new NotFound(`no label ${JSON.stringify(query.label)}`);
     labelId = label.id;
@@ -62,12 +63,12 @@ export async function listEmails(
 
 export async function readEmail(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   uid: number,
   folderName?: string,
 ): Promise<EmailView> {
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   const { message, folder } = await requireMessage(deps, inbox, uid, folderName);
   return (await viewsOf(deps, inbox, [message], () => folder.name, 'full'))[0]!;
 }
@@ -114,12 +115,12 @@ function withBody(
 /** The stored source; with `folderName`, only when the email is in that folder. */
 export async function readRaw(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   uid: number,
   folderName?: string,
 ): Promise<Buffer> {
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   const { message } = await requireMessage(deps, inbox, uid, folderName);
   const raw = await deps.store.messages.raw(message.id);
   if (!raw) throw new NotFound(`email ${uid} has no stored source`);
@@ -128,20 +129,20 @@ export async function readRaw(
 
 export async function readAttachment(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   uid: number,
   attachmentId: string,
   folderName?: string,
 ): Promise<{ filename: string; contentType: string; content: Buffer }> {
-  const raw = await readRaw(deps, userId, account, uid, folderName);
+  const raw = await readRaw(deps, caller, account, uid, folderName);
   const found = await deps.parser.attachment(raw, attachmentId);
   if (!found) throw new NotFound(`email ${uid} has no attachment ${JSON.stringify(attachmentId)}`);
   return { filename: found.filename, contentType: found.contentType, content: found.content };
 }
 
-export async function listFolders(deps: MailboxDeps, userId: number, account: string) {
-  const inbox = await requireInbox(deps, userId, account);
+export async function listFolders(deps: MailboxDeps, caller: Caller, account: string) {
+  const inbox = await requireInbox(deps, caller, account);
   return (await deps.store.folders.listWithCounts(inbox.id)).map((f) => ({
     name: f.name,
     specialUse: f.special_use,
@@ -154,12 +155,12 @@ export type ThreadSummary = z.infer<typeof ThreadSummarySchema>;
 
 export async function listThreads(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   account: string,
   limit: number,
   cursor?: string,
 ): Promise<{ threads: ThreadSummary[]; nextCursor: string | null }> {
-  const inbox = await requireInbox(deps, userId, account);
+  const inbox = await requireInbox(deps, caller, account);
   const rows = await deps.store.threads.list(
     inbox.id,
     cursor !== undefined ? decodeCursor(cursor, 'thread') : undefined,
@@ -183,8 +184,8 @@ export async function listThreads(
   return { threads, nextCursor: rows.length > limit && last ? encodeCursor('thread', last.last_uid) : null };
 }
 
-export async function readThread(deps: MailboxDeps, userId: number, account: string, threadId: string) {
-  const inbox = await requireInbox(deps, userId, account);
+export async function readThread(deps: MailboxDeps, caller: Caller, account: string, threadId: string) {
+  const inbox = await requireInbox(deps, caller, account);
   const thread = await deps.store.threads.get(inbox.id, threadId);
   if (!thread) throw new NotFound(`no thread ${JSON.stringify(threadId)} in ${inbox.address}`);
   const rows = (await deps.store.messages.list({ inboxId: inbox.id, threadId, limit: 1000 })).reverse();

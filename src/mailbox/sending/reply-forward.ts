@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { ForwardBody, ReplyBody, ReplyResult as ReplyResultSchema } from '../../contract/send.js';
 import { parseEmail } from '../../mail/parse.js';
 import { planForward, planReply } from '../../mail/reply.js';
@@ -53,8 +54,8 @@ function replyResultOf(copy: SentCopy): ReplyResult {
   };
 }
 
-async function loadOriginal(deps: MailboxDeps, userId: number, source: SourceRef): Promise<Original> {
-  const inbox = await requireInbox(deps, userId, source.account);
+async function loadOriginal(deps: MailboxDeps, caller: Caller, source: SourceRef): Promise<Original> {
+  const inbox = await requireInbox(deps, caller, source.account);
   const { message } = await requireMessage(deps, inbox, source.uid, source.folder ?? 'INBOX');
   const raw = await deps.store.messages.raw(message.id);
   if (!raw) throw new NotFound(`email ${source.uid} has no stored source`);
@@ -67,7 +68,7 @@ const domainOf = (inbox: InboxRow, fallback: string) => inbox.address.split('@')
 /** Replies to the sender (Reply-To first), or to everyone with replyAll; flags the original `\Answered`. */
 export async function replyToEmail(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   source: SourceRef,
   input: ReplyInput,
   options: SendOptions = {},
@@ -78,9 +79,9 @@ export async function replyToEmail(
       { path: 'html', message: 'at least one of text or html is required' },
     ]);
   }
-  const guard = idempotencyGuard(userId, options.idempotencyKey, 'reply', { source, input });
+  const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'reply', { source, input });
   return withIdempotency(deps, guard, async () => {
-    const loaded = await loadOriginal(deps, userId, source);
+    const loaded = await loadOriginal(deps, caller, source);
     const { inbox, parsed } = loaded;
     const problems = new InputProblems();
     const cc = readRecipients(input.cc, 'cc', problems);
@@ -133,14 +134,14 @@ export async function replyToEmail(
 /** Forwards the original, quoted under a forwarded-message header, with its attachments by default. */
 export async function forwardEmail(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   source: SourceRef,
   input: ForwardInput,
   options: SendOptions = {},
 ): Promise<ReplyResult> {
-  const guard = idempotencyGuard(userId, options.idempotencyKey, 'forward', { source, input });
+  const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'forward', { source, input });
   return withIdempotency(deps, guard, async () => {
-    const loaded = await loadOriginal(deps, userId, source);
+    const loaded = await loadOriginal(deps, caller, source);
     const { inbox, parsed } = loaded;
     const problems = new InputProblems();
     const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);

@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import type { Caller } from '../caller.js';
 import type { SendBody, SendResult as SendResultSchema } from '../../contract/send.js';
 import type { MailboxDeps } from '../deps.js';
 import { requireInbox } from '../access.js';
@@ -41,14 +42,14 @@ export function sendResultOf({ view, delivery, notSavedToSent }: SentCopy): Send
 /** POST /emails/send: a new message from one of the caller's inboxes. */
 export async function sendEmail(
   deps: MailboxDeps,
-  userId: number,
+  caller: Caller,
   input: SendInput,
   options: SendOptions = {},
 ): Promise<SendResult> {
-  const guard = idempotencyGuard(userId, options.idempotencyKey, 'send', input);
+  const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'send', input);
   return withIdempotency(deps, guard, async () => {
     const from = readFrom(input.from);
-    const inbox = await requireInbox(deps, userId, from.address);
+    const inbox = await requireInbox(deps, caller, from.address);
     const problems = new InputProblems();
     const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
     const replyTo = readRecipients(input.replyTo, 'replyTo', problems);
