@@ -3,7 +3,6 @@ import type { InboxSettingsView } from '../../contract/settings.js';
 import { UpdateInboxSettingsBody } from '../../contract/settings.js';
 import { parseWithContract } from '../../contract/validation-messages.js';
 import type { AppEnv } from '../../http/context.js';
-import { ownerCaller } from '../../mailbox/caller.js';
 import { mailroomErrorOf } from '../../mailbox/errors.js';
 import { getInboxSettings, updateInboxSettings } from '../../mailbox/limits/inbox-settings.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
@@ -27,7 +26,7 @@ async function settingsPage(
   state: { error?: string; status?: number } = {},
 ) {
   const address = c.req.param('address') ?? '';
-  const settings = await getInboxSettings(c.var.deps, ownerCaller(session.user.id), address);
+  const settings = await getInboxSettings(c.var.deps, session.caller, address);
   const { limits, sent } = settings;
   const full = (n: number, limit: number) => limit > 0 && n >= limit;
   const held = settings.paused
@@ -122,7 +121,7 @@ export function registerInboxSettings(app: Hono<AppEnv>): void {
         ...(form.mode ? { mode: form.mode } : {}),
         limits: { perHour: limitField(form.perHour), perDay: limitField(form.perDay) },
       });
-      await updateInboxSettings(c.var.deps, ownerCaller(session.user.id), address, changes);
+      await updateInboxSettings(c.var.deps, session.caller, address, changes);
       return `/inboxes/${encodeURIComponent(address)}/settings?done=settings-saved`;
     }),
   );

@@ -8,7 +8,6 @@ import {
 } from '../../contract/lists.js';
 import { parseWithContract } from '../../contract/validation-messages.js';
 import type { AppEnv } from '../../http/context.js';
-import { ownerCaller } from '../../mailbox/caller.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import type { ListEntryView, ListRef } from '../../mailbox/policy/lists.js';
 import { addEntry, listEntries, removeEntry } from '../../mailbox/policy/lists.js';
@@ -111,7 +110,7 @@ async function listsPage(
   state: PageState = {},
 ) {
   const { deps } = c.var;
-  const caller = ownerCaller(session.user.id);
+  const caller = session.caller;
   const lists = new Map<string, ListEntryView[]>();
   for (const direction of LIST_DIRECTIONS) {
     for (const type of LIST_TYPES) {
@@ -197,7 +196,7 @@ async function listsPage(
 }
 
 async function suppressionsPage(c: DashContext, session: Session, state: PageState = {}) {
-  const suppressions = await listSuppressions(c.var.deps, ownerCaller(session.user.id));
+  const suppressions = await listSuppressions(c.var.deps, session.caller);
   return renderPage(
     c,
     session,
@@ -277,7 +276,7 @@ export function registerLists(app: Hono<AppEnv>): void {
         entry: form.entry ?? '',
         ...(form.reason?.trim() ? { reason: form.reason.trim() } : {}),
       });
-      await addEntry(c.var.deps, ownerCaller(session.user.id), ref, body);
+      await addEntry(c.var.deps, session.caller, ref, body);
       return `${pageOf(ref.account)}?done=list-added`;
     }),
   );
@@ -285,7 +284,7 @@ export function registerLists(app: Hono<AppEnv>): void {
     '/lists/remove',
     formPost(againFrom, async (c, session, form) => {
       const ref = refOf(form);
-      await removeEntry(c.var.deps, ownerCaller(session.user.id), ref, form.entry ?? '');
+      await removeEntry(c.var.deps, session.caller, ref, form.entry ?? '');
       return `${pageOf(ref.account)}?done=list-removed`;
     }),
   );
@@ -293,7 +292,7 @@ export function registerLists(app: Hono<AppEnv>): void {
     '/suppressions/lift',
     formPost(suppressionsPage, async (c, session, form) => {
       const { address } = parseWithContract(SuppressionParam, { address: form.address ?? '' });
-      await liftSuppression(c.var.deps, ownerCaller(session.user.id), address);
+      await liftSuppression(c.var.deps, session.caller, address);
       return '/suppressions?done=suppression-lifted';
     }),
   );
