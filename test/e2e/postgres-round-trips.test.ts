@@ -59,9 +59,14 @@ async function sendAtOnce(server: TestServer, count: number, subject = (i: numbe
 const count = (sent: Sent[], pattern: RegExp) =>
   sent.filter((s) => s.inTransaction && pattern.test(s.text)).length;
 
-/** A folder or inbox read by a request or a message (background sweeps excluded by their text). */
+/**
+ * A folder or inbox read by a request or a message (background sweeps excluded by their text;
+ * the key's own row names its reach in an `inboxes` column and is no look-up of an inbox).
+ */
 const isLookup = (text: string) =>
-  /^\s*select\b/i.test(text) && /\b(inboxes|folders)\b/i.test(text) && !/"kind"|\\Trash/.test(text);
+  /^\s*select\b/i.test(text) &&
+  /\b(inboxes|folders)\b/i.test(text) &&
+  !/"kind"|\\Trash|"api_keys"/.test(text);
 
 // The round trips that set the speed of a page and of the group commit on PostgreSQL
 // (docs/decisions/postgresql-performance.md): what a change adds here shows in the bench.
