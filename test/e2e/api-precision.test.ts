@@ -27,6 +27,7 @@ const JSON_ROUTES: [method: string, path: string][] = [
   ['POST', '/webhooks'],
   ['PATCH', '/webhooks/wh_1'],
   ['POST', '/lists/send/block'],
+  ['PATCH', '/accounts/agent@mailroom.test/settings'],
 ];
 /** Routes whose JSON body may also be left out (an empty body is no body, not invalid JSON). */
 const OPTIONAL_BODY_ROUTES: [method: string, path: string][] = [['POST', '/events/token']];

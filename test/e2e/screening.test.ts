@@ -90,6 +90,11 @@ describe(
       expect(streamed.extractedText.toLowerCase()).not.toContain(INJECTION);
     });
 
+    it('counts the message for review, not the clear one, in /metrics', async () => {
+      const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      expect(metrics).toMatch(/^mailroom_screening_total\{outcome="review"\} 1$/m);
+    });
+
     it('documents the Screening schema on the Email in the OpenAPI document', async () => {
       const res = await server.api('/api/v1/openapi.json', { key: null });
       expect(res.json.components.schemas.Email.required).toContain('screening');

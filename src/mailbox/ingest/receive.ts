@@ -62,7 +62,8 @@ async function fileReceived(deps: MailboxDeps, message: InboundMessage): Promise
   // Before the raw message may move to the ingest thread.
   await suppressReported(deps, message.inboxes, message.raw);
   const filed = await deps.ingest.file(deps, message, parsed, folders);
-  if (screeningOf(parsed, message.authResults, message.spamCheck)?.verdict === 'review') {
+  // Mail filed into Spam for all counts as `spam` (smtp/deliver.ts); `review` is mail an agent reads.
+  if (!message.spam && screeningOf(parsed, message.authResults, message.spamCheck)?.verdict === 'review') {
     await countScreening(deps, 'review');
   }
   return filed;
