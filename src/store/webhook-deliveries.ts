@@ -258,7 +258,7 @@ export class WebhookDeliveryStore {
   async waiting(webhookId: string, newest: number): Promise<WaitingDeliveryRow[]> {
     const recent = this.db.kysely
       .selectFrom('webhook_deliveries')
-      .select(['id', 'event_seq', 'status', 'attempts', 'created_at'])
+      .select(['id', 'event_seq', 'status', 'created_at'])
       .where('webhook_id', '=', webhookId)
       .orderBy('id', 'desc')
       .limit(newest)
@@ -269,7 +269,12 @@ export class WebhookDeliveryStore {
         .innerJoin('events as e', 'e.seq', 'd.event_seq')
         .select(['d.id', 'e.id as event_id', 'e.type as event_type', 'd.created_at'])
         .where('d.status', '=', 'pending')
-        .where('d.attempts', '=', 0)
+        // Not `attempts = 0`: an attempt is counted when it is claimed, before it is recorded.
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(selectFrom('webhook_attempts as a').select('a.id').whereRef('a.delivery_id', '=', 'd.id')),
+          ),
+        )
         .orderBy('d.id', 'desc'),
     );
   }
