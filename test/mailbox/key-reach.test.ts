@@ -8,6 +8,7 @@ import { addLocalInbox, addUser, createKey, listKeys } from '../../src/mailbox/o
 import { authenticateKey } from '../../src/mailbox/operations/key-auth.js';
 import { listAccounts } from '../../src/mailbox/reading/accounts.js';
 import { listEmails } from '../../src/mailbox/reading/read.js';
+import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
 import { inProcessInbox } from '../helpers/in-process.js';
 
@@ -82,5 +83,16 @@ describe("a key's reach, as the verbs hold it", () => {
     for (const hidden of [forAll, forSecond])
       expect((await refusal(getWebhook(deps, narrow, hidden.id))).code).toBe('not_found');
     expect((await listWebhooks(deps, owner, 50)).webhooks).toHaveLength(3);
+  });
+
+  it('refuses a send outside the key’s reach even when another key of the user used the same Idempotency-Key', async () => {
+    const { key } = await createKey(deps, 'owner', { inboxes: ['one@mailroom.test'], permissions: ['send'] });
+    const sender = (await authenticateKey(deps, key))!;
+    const input = { from: second.address, to: ['peer@example.com'], subject: 'once', text: 'hello' };
+    const first = await sendEmail(deps, ownerCaller(second.user_id), input, { idempotencyKey: 'k-reach' });
+    expect(first.uid).toBeGreaterThan(0);
+    const again = await refusal(sendEmail(deps, sender, input, { idempotencyKey: 'k-reach' }));
+    expect(again.code).toBe('forbidden');
+    expect(again.message).toContain('two@mailroom.test');
   });
 });

@@ -155,8 +155,9 @@ export async function sendDraft(
   options: SendOptions = {},
 ): Promise<SendResult> {
   const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'draft-send', { account, uid });
+  // Reach before a replay: the key is the user's, and another of their keys may reach less.
+  const inbox = await requireInbox(deps, caller, account);
   return withIdempotency(deps, guard, async () => {
-    const inbox = await requireInbox(deps, caller, account);
     const { row, state } = await loadDraft(deps, inbox, uid);
     const count = distinctAddresses(state.to.addresses, state.cc.addresses, state.bcc.addresses).length;
     if (count === 0) throw ValidationFailed.field('to', 'the draft has no recipient yet');

@@ -54,8 +54,7 @@ function replyResultOf(copy: SentCopy): ReplyResult {
   };
 }
 
-async function loadOriginal(deps: MailboxDeps, caller: Caller, source: SourceRef): Promise<Original> {
-  const inbox = await requireInbox(deps, caller, source.account);
+async function loadOriginal(deps: MailboxDeps, inbox: InboxRow, source: SourceRef): Promise<Original> {
   const { message } = await requireMessage(deps, inbox, source.uid, source.folder ?? 'INBOX');
   const raw = await deps.store.messages.raw(message.id);
   if (!raw) throw new NotFound(`email ${source.uid} has no stored source`);
@@ -80,8 +79,10 @@ export async function replyToEmail(
     ]);
   }
   const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'reply', { source, input });
+  // Reach before a replay: the key is the user's, and another of their keys may reach less.
+  const reached = await requireInbox(deps, caller, source.account);
   return withIdempotency(deps, guard, async () => {
-    const loaded = await loadOriginal(deps, caller, source);
+    const loaded = await loadOriginal(deps, reached, source);
     const { inbox, parsed } = loaded;
     const problems = new InputProblems();
     const cc = readRecipients(input.cc, 'cc', problems);
@@ -140,8 +141,10 @@ export async function forwardEmail(
   options: SendOptions = {},
 ): Promise<ReplyResult> {
   const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'forward', { source, input });
+  // Reach before a replay: the key is the user's, and another of their keys may reach less.
+  const reached = await requireInbox(deps, caller, source.account);
   return withIdempotency(deps, guard, async () => {
-    const loaded = await loadOriginal(deps, caller, source);
+    const loaded = await loadOriginal(deps, reached, source);
     const { inbox, parsed } = loaded;
     const problems = new InputProblems();
     const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);

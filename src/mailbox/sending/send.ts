@@ -47,9 +47,10 @@ export async function sendEmail(
   options: SendOptions = {},
 ): Promise<SendResult> {
   const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'send', input);
+  // Reach before a replay: the key is the user's, and another of their keys may reach less.
+  const from = readFrom(input.from);
+  const inbox = await requireInbox(deps, caller, from.address);
   return withIdempotency(deps, guard, async () => {
-    const from = readFrom(input.from);
-    const inbox = await requireInbox(deps, caller, from.address);
     const problems = new InputProblems();
     const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
     const replyTo = readRecipients(input.replyTo, 'replyTo', problems);
