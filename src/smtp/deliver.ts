@@ -5,6 +5,7 @@ import type { Filed } from '../mailbox/ingest/receive.js';
 import { countScreening } from '../mailbox/ingest/screening-outcomes.js';
 import type { Recipient } from '../mailbox/ingest/recipients.js';
 import type { DnsResolver } from './auth-check.js';
+import { envelopeSender } from './envelope.js';
 import { reply } from './replies.js';
 import { screenMessage } from './screening/screen.js';
 
@@ -26,7 +27,7 @@ export async function deliver(
     const inboxes = recipients.map((r) => r.inbox);
     const inboxFolders = recipients.map((r) => r.inboxFolder);
     const receiveLists = recipients.map((r) => r.receiveLists);
-    const nullSender = !session.envelope.mailFrom || session.envelope.mailFrom.address === '';
+    const nullSender = envelopeSender(session) === '';
     filed = await receiveMessage(deps, {
       raw,
       inboxes,

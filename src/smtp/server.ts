@@ -5,6 +5,7 @@ import type { DnsResolver } from './auth-check.js';
 import type { CommandDeadline } from './deadlines.js';
 import { commandDeadline, dataDeadline } from './deadlines.js';
 import { deliver, receivedHeader } from './deliver.js';
+import { envelopeSender } from './envelope.js';
 import { InflightBudget } from './inflight-budget.js';
 import { MessageBuffer } from './message-buffer.js';
 import { resolveRecipient } from './recipient-policy.js';
@@ -101,8 +102,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
       const state = stateOf(session);
       if (session.envelope.rcptTo.length >= config.maxRecipients)
         return callback(reply.tooManyRecipients(config.maxRecipients));
-      const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-      resolveRecipient(deps, address.address, sender).then(
+      resolveRecipient(deps, address.address, envelopeSender(session)).then(
         (recipient) => {
           state.inboxes.set(recipient.inbox.id, recipient);
           callback();

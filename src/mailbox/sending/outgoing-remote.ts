@@ -11,7 +11,7 @@ import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-messa
 import type { IdempotencyGuard } from './idempotency.js';
 import { rememberResponse, replayIfSeen } from './idempotency.js';
 import { countSend } from '../limits/send-counters.js';
-import { recipientsOf } from './send-policy.js';
+import type { OutgoingRecipient } from './send-policy.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
 import { addFlag } from '../organising/message-lock.js';
 
@@ -30,12 +30,12 @@ export async function dispatchRemote<R>(
   deps: MailboxDeps,
   remote: RemoteMailbox,
   out: Outgoing,
-  message: { composed: ComposedMessage; parsed: ParsedEmail },
+  message: { composed: ComposedMessage; parsed: ParsedEmail; recipients: OutgoingRecipient[] },
   guard: IdempotencyGuard | null,
   shape: (sent: SentCopy) => R,
 ): Promise<R> {
   const { inbox } = out;
-  const { composed, parsed } = message;
+  const { composed, parsed, recipients } = message;
   const { store, log } = deps;
   return remote.exclusive(async () => {
     const seen = await replayIfSeen<R>(deps, guard);
@@ -51,7 +51,7 @@ export async function dispatchRemote<R>(
 
     // Counted before its server is asked (the mail leaves there), and forgotten if it refuses.
     const at = new Date();
-    const counted = await store.db.transaction(() => countSend(deps, inbox, recipientsOf(out), at));
+    const counted = await store.db.transaction(() => countSend(deps, inbox, recipients, at));
     if (counted.refused) {
       deps.bus.publish(counted.events);
       throw counted.refused;

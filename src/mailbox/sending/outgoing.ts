@@ -15,7 +15,7 @@ import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-messa
 import type { IdempotencyCheck, IdempotencyGuard } from './idempotency.js';
 import { checkIdempotency, idempotencyConflict, rememberResponse } from './idempotency.js';
 import { dispatchRemote } from './outgoing-remote.js';
-import { checkSendPolicy, recipientsOf } from './send-policy.js';
+import { checkSendPolicy, outgoingRecipients } from './send-policy.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
 import { fileForEach } from '../ingest/receive.js';
 import { addFlag } from '../organising/message-lock.js';
@@ -44,7 +44,8 @@ export async function dispatch<R>(
   shape: (sent: SentCopy) => R,
 ): Promise<R> {
   const { inbox } = out;
-  await checkSendPolicy(deps, out);
+  const recipients = outgoingRecipients(out);
+  await checkSendPolicy(deps, inbox, recipients);
   const remote = remoteOf(deps, inbox);
   let composed;
   try {
@@ -57,7 +58,7 @@ export async function dispatch<R>(
     throw new TooLarge(`the message is ${composed.raw.length} bytes; the limit is ${limit}`);
   }
   const parsed = await parseEmail(composed.raw);
-  if (remote) return dispatchRemote(deps, remote, out, { composed, parsed }, guard, shape);
+  if (remote) return dispatchRemote(deps, remote, out, { composed, parsed, recipients }, guard, shape);
   const sentAt = composed.date;
   const routes: Route[] = [];
   for (const address of composed.envelope.to) routes.push(await routeOf(deps, address));
@@ -79,7 +80,6 @@ export async function dispatch<R>(
   const statusOf = (r: Route): DeliveryStatus =>
     r.kind === 'local' ? 'delivered' : r.kind === 'unknown' ? 'failed' : external;
 
-  const recipients = recipientsOf(out);
   const events: EventRow[] = [];
   const work = async (): Promise<Work<R>> => {
     events.length = 0;

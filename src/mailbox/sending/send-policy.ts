@@ -13,7 +13,7 @@ export interface OutgoingRecipient {
 }
 
 /** Every recipient of a message on its way out, by the field it came from. */
-export function recipientsOf(out: Outgoing): OutgoingRecipient[] {
+export function outgoingRecipients(out: Outgoing): OutgoingRecipient[] {
   const field = (path: OutgoingRecipient['path'], entries: string[]) =>
     parseAddressList(entries).map((entry) => ({ path, address: normalizeAddress(entry.address) }));
   return [
@@ -30,10 +30,13 @@ export function recipientsOf(out: Outgoing): OutgoingRecipient[] {
  * guard and the send limits come last, inside the send's own transaction (countSend), so their
  * count and check hold across nodes.
  */
-export async function checkSendPolicy(deps: MailboxDeps, out: Outgoing): Promise<void> {
-  const recipients = recipientsOf(out);
-  checkSendSettings(out.inbox); // 2. paused or mode (inbox settings)
-  await checkRecipientLists(deps, out.inbox, recipients); // 3. allow and block lists, suppressions
+export async function checkSendPolicy(
+  deps: MailboxDeps,
+  inbox: InboxRow,
+  recipients: OutgoingRecipient[],
+): Promise<void> {
+  checkSendSettings(inbox); // 2. paused or mode (inbox settings)
+  await checkRecipientLists(deps, inbox, recipients); // 3. allow and block lists, suppressions
   // 4. the loop guard and 5. the send limits: countSend, in dispatch's transaction
 }
 

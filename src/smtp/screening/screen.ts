@@ -5,6 +5,7 @@ import { countScreening } from '../../mailbox/ingest/screening-outcomes.js';
 import type { ScreeningOutcome } from '../../mailbox/ingest/screening-outcomes.js';
 import type { AuthResults, DnsResolver } from '../auth-check.js';
 import { checkAuthentication } from '../auth-check.js';
+import { envelopeSender } from '../envelope.js';
 import { reply } from '../replies.js';
 import { scanWithClamd } from './clamd.js';
 import { checkWithRspamd } from './rspamd.js';
@@ -35,7 +36,7 @@ export async function screenMessage(
     await countScreening(deps, outcome);
     return error;
   };
-  const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+  const sender = envelopeSender(session);
 
   if (config.clamd) {
     try {
