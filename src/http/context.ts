@@ -6,8 +6,6 @@ export interface AppEnv {
   Variables: {
     /** The key acting and its reach (middleware/auth.ts). */
     caller: KeyCaller;
-    /** The key's id (caller.keyId), for the log and the rate limit. */
-    keyId: string;
     deps: MailboxDeps;
     /** The request's inbox, from the query or the JSON body (validateRequest). */
     account: string;

@@ -26,7 +26,6 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
         );
       }
       c.set('caller', redeemed.caller);
-      c.set('keyId', redeemed.caller.keyId);
       c.set('streamTokenAccount', redeemed.account);
       return next();
     }
@@ -44,7 +43,6 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
       await noteKeyUsed(c.var.deps, caller.keyId);
     }
     c.set('caller', caller);
-    c.set('keyId', caller.keyId);
     return next();
   };
 }

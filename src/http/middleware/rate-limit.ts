@@ -31,7 +31,7 @@ export function secondsLeft(start: number, windowMs: number, now: number): numbe
 export function rateLimit(perMinute: number): MiddlewareHandler<AppEnv> {
   const windows = new Map<string, { start: number; count: number }>();
   return async (c, next) => {
-    const key = c.var.keyId;
+    const key = c.var.caller.keyId;
     const now = Date.now();
     let window = windows.get(key);
     if (!window || now - window.start >= WINDOW_MS) {

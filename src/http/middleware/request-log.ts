@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { AppEnv } from '../context.js';
+import type { KeyCaller } from '../../mailbox/caller.js';
 import { afterResponse, routeLabel } from './metrics.js';
 
 /** Probes a load balancer or scraper repeats all day: logged at debug, so they do not drown the rest. */
@@ -29,7 +30,8 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
         route,
         status,
         ms: Math.round(seconds * 10_000) / 10,
-        keyId: c.get('keyId'),
+        // Unset before authentication (and on routes without a key).
+        keyId: (c.get('caller') as KeyCaller | undefined)?.keyId,
       },
       'request',
     );

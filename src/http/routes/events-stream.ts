@@ -154,7 +154,7 @@ export function createEventStreamRoutes(options: EventStreamOptions = {}) {
       async function checkAccess() {
         try {
           if (closed || (await feed.stillAllowed())) return;
-          deps.log.info({ keyId: c.get('keyId') as unknown }, 'event stream closed: its access was revoked');
+          deps.log.info({ keyId: c.var.caller.keyId }, 'event stream closed: its access was revoked');
         } catch (err) {
           deps.log.warn({ err }, 'event stream closed: its access could not be checked');
         }
