@@ -87,11 +87,8 @@ async function inboxesPage(c: DashContext, session: Session, state: InboxesState
                     )}
                   </td>
                   <td class="actions">
-                    <a
-                      href={`/inboxes/${encodeURIComponent(inbox.address)}/lists`}
-                      aria-label={`Lists of ${inbox.address}`}
-                    >
-                      Lists
+                    <a href={`/inboxes/${encodeURIComponent(inbox.address)}/lists`} class="button">
+                      Lists<span class="visually-hidden"> of {inbox.address}</span>
                     </a>
                     <a href={`/inboxes/${encodeURIComponent(inbox.address)}/settings`} class="button">
                       Settings<span class="visually-hidden"> of {inbox.address}</span>
