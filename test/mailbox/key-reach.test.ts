@@ -85,6 +85,25 @@ describe("a key's reach, as the verbs hold it", () => {
     expect((await listWebhooks(deps, owner, 50)).webhooks).toHaveLength(3);
   });
 
+  it('fills a limited key’s page of webhooks with those it reaches, however many it does not reach lie between', async () => {
+    const owner = ownerCaller(inbox.user_id);
+    const hook = { url: 'https://93.184.216.34/b', events: ['email.received' as const] };
+    const visible = [];
+    for (let i = 0; i < 3; i++) {
+      visible.unshift((await createWebhook(deps, narrow, hook)).id);
+      for (let j = 0; j < 4; j++) await createWebhook(deps, owner, { ...hook, accounts: [second.address] });
+    }
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listWebhooks(deps, narrow, 2, cursor);
+      pages.push(page.webhooks.map((w) => w.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(pages.slice(0, -1).every((ids) => ids.length === 2)).toBe(true);
+    expect(pages.flat().slice(0, 3)).toEqual(visible);
+  });
+
   it('refuses a send outside the key’s reach even when another key of the user used the same Idempotency-Key', async () => {
     const { key } = await createKey(deps, 'owner', { inboxes: ['one@mailroom.test'], permissions: ['send'] });
     const sender = (await authenticateKey(deps, key))!;

@@ -53,17 +53,25 @@ export async function listWebhooks(
   limit: number,
   cursor?: string,
 ): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
-  const before = cursor !== undefined ? decodeCursor(cursor, 'webhook') : undefined;
-  const rows = await deps.store.webhooks.list(caller.userId, limit + 1, before);
-  const page = rows.slice(0, limit);
+  let before = cursor !== undefined ? decodeCursor(cursor, 'webhook') : undefined;
+  const reach = await reachOf(deps, caller);
+  // A key limited to some inboxes sees only the webhooks within them, so rows outside its reach
+  // are skipped and more read until the page is full or the user's webhooks run out.
+  const kept: (WebhookRow & { position: number })[] = [];
+  for (;;) {
+    const rows = await deps.store.webhooks.list(caller.userId, limit + 1, before);
+    kept.push(...rows.filter((row) => inReach(row, reach)));
+    const last = rows[rows.length - 1];
+    if (kept.length > limit || rows.length <= limit || !last) break;
+    before = last.position;
+  }
+  const page = kept.slice(0, limit);
   const last = page[page.length - 1];
   const webhooks: WebhookView[] = [];
-  // A key limited to some inboxes sees only the webhooks within them: a page may come out short.
-  const reach = await reachOf(deps, caller);
-  for (const row of page) if (inReach(row, reach)) webhooks.push(await viewOf(deps, row));
+  for (const row of page) webhooks.push(await viewOf(deps, row));
   return {
     webhooks,
-    nextCursor: rows.length > limit && last ? encodeCursor('webhook', last.position) : null,
+    nextCursor: kept.length > limit && last ? encodeCursor('webhook', last.position) : null,
   };
 }
 
