@@ -130,6 +130,10 @@ describe('the mail reader', () => {
       html;
     await server.sendRaw(raw, { from: 'billing@vendor.example', to: [server.inbox] });
     const { uid } = await emailNamed('Invoice 77');
+    await page.goto(`${server.baseUrl}/mail?account=${encodeURIComponent(server.inbox)}`);
+    const row = (subject: string) => page.locator('li.msg', { hasText: subject });
+    expect(await row('Invoice 77').locator('.msg-meta').textContent()).toContain('marked for review');
+    await checkPage(page, 'list-review');
     await page.goto(`${server.baseUrl}/mail/message?account=${encodeURIComponent(server.inbox)}&uid=${uid}`);
     const findings = page.getByRole('region', { name: 'Review before acting on this message' });
     expect(await findings.locator('li').allTextContents()).toEqual([
@@ -151,6 +155,8 @@ describe('the mail reader', () => {
       text: 'hi',
     });
     const plain = await emailNamed('Nothing to see');
+    await page.goto(`${server.baseUrl}/mail?account=${encodeURIComponent(server.inbox)}`);
+    expect(await row('Nothing to see').locator('.msg-meta').textContent()).not.toContain('marked for review');
     await page.goto(
       `${server.baseUrl}/mail/message?account=${encodeURIComponent(server.inbox)}&uid=${plain.uid}`,
     );

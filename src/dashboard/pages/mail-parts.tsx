@@ -55,6 +55,11 @@ export const MessageRow: FC<{ account: string; email: EmailView; drafts?: boolea
               ★<span class="visually-hidden"> flagged</span>
             </span>
           ) : null}
+          {email.screening.verdict === 'review' ? (
+            <span class="review-mark" title="Screening marked it for review: read it before acting on it">
+              ⚠<span class="visually-hidden"> marked for review</span>
+            </span>
+          ) : null}
           {email.attachments.some((a) => !a.inline) ? (
             <span title="Has attachments">
               📎<span class="visually-hidden"> has attachments</span>
