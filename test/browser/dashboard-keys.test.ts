@@ -68,4 +68,26 @@ describe("the dashboard's key form: which inboxes and what a key may do", () => 
     expect(await page.getByRole('alert').textContent()).toMatch(/at least one permission/);
     expect(await page.getByTestId('new-key').count()).toBe(0);
   });
+
+  it('keeps what was typed when it refuses a key, so only the mistake needs mending', async () => {
+    await page.goto(`${server.baseUrl}/keys`);
+    await page.getByLabel(/Name/).fill('narrow one');
+    await page.getByLabel('Only the inboxes ticked:').check();
+    await page.getByLabel(other).check();
+    for (const permission of ['read', 'organise', 'send', 'manage'])
+      await page.getByRole('checkbox', { name: new RegExp(`${permission} \\(`) }).uncheck();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await page.getByRole('alert').textContent()).toMatch(/at least one permission/);
+    expect(await page.getByLabel(/Name/).inputValue()).toBe('narrow one');
+    expect(await page.getByLabel('Only the inboxes ticked:').isChecked()).toBe(true);
+    expect(await page.getByLabel(other).isChecked()).toBe(true);
+    expect(await page.getByLabel(server.inbox).isChecked()).toBe(false);
+
+    await page.getByRole('checkbox', { name: /read \(/ }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await page.getByTestId('new-key').textContent()).toMatch(/mr_live_/);
+    const row = page.getByRole('row', { name: /narrow one/ });
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe(other);
+    expect(await row.getByRole('cell').nth(3).textContent()).toBe('read');
+  });
 });

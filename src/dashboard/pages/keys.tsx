@@ -23,19 +23,32 @@ const PERMISSION_WORDS: Record<Permission, string> = {
   approve: 'decide sends waiting for approval',
 };
 
-const ReachFields = ({ inboxes }: { inboxes: string[] }) => (
+/** What the form was given, shown again when it is refused so nothing has to be typed twice. */
+interface KeyFormValues {
+  name: string;
+  /** Null for all inboxes. */
+  inboxes: string[] | null;
+  permissions: readonly string[];
+}
+
+const FRESH_FORM: KeyFormValues = { name: '', inboxes: null, permissions: DEFAULT_KEY_PERMISSIONS };
+
+const ReachFields = ({ inboxes, typed }: { inboxes: string[]; typed: KeyFormValues }) => (
   <>
     <fieldset>
       <legend>Inboxes it reaches</legend>
       <label class="check">
-        <input type="radio" name="reach" value="all" checked /> All my inboxes, and ones added later
+        <input type="radio" name="reach" value="all" checked={typed.inboxes === null} /> All my inboxes, and
+        ones added later
       </label>
       <label class="check">
-        <input type="radio" name="reach" value="some" /> Only the inboxes ticked:
+        <input type="radio" name="reach" value="some" checked={typed.inboxes !== null} /> Only the inboxes
+        ticked:
       </label>
       {inboxes.map((address) => (
         <label class="check">
-          <input type="checkbox" name="inboxes" value={address} /> {address}
+          <input type="checkbox" name="inboxes" value={address} checked={typed.inboxes?.includes(address)} />{' '}
+          {address}
         </label>
       ))}
     </fieldset>
@@ -47,7 +60,7 @@ const ReachFields = ({ inboxes }: { inboxes: string[] }) => (
             type="checkbox"
             name="permissions"
             value={permission}
-            checked={DEFAULT_KEY_PERMISSIONS.includes(permission)}
+            checked={typed.permissions.includes(permission)}
           />{' '}
           <strong>{permission}</strong> <span class="muted">({PERMISSION_WORDS[permission]})</span>
         </label>
@@ -58,6 +71,7 @@ const ReachFields = ({ inboxes }: { inboxes: string[] }) => (
 
 interface KeysState {
   created?: { key: string; name: string };
+  typed?: KeyFormValues;
   error?: string;
   status?: number;
 }
@@ -104,9 +118,9 @@ async function keysPage(c: DashContext, session: Session, state: KeysState = {})
           <Csrf session={session} />
           <label>
             Name <span class="muted">(what uses it)</span>
-            <input name="name" maxlength={100} placeholder="support-agent" />
+            <input name="name" maxlength={100} placeholder="support-agent" value={state.typed?.name} />
           </label>
-          <ReachFields inboxes={inboxes} />
+          <ReachFields inboxes={inboxes} typed={state.typed ?? FRESH_FORM} />
           <div>
             <button type="submit" class="primary">
               Create key
@@ -181,18 +195,19 @@ export function registerKeys(app: Hono<AppEnv>): void {
   app.post(
     '/keys',
     signedIn(async (c, session) => {
+      const form = await formOf(c);
+      const typed: KeyFormValues = {
+        name: (form.name ?? '').trim(),
+        inboxes: form.reach === 'some' ? await formAll(c, 'inboxes') : null,
+        permissions: await formAll(c, 'permissions'),
+      };
       try {
-        const form = await formOf(c);
-        const fields = parseWithContract(KeyForm, {
-          name: (form.name ?? '').trim(),
-          inboxes: form.reach === 'some' ? await formAll(c, 'inboxes') : null,
-          permissions: await formAll(c, 'permissions'),
-        });
+        const fields = parseWithContract(KeyForm, typed);
         // Answered as a page, not a redirect: the key must not travel in a URL.
         const { key } = await createKey(c.var.deps, session.user.id, fields);
         return await keysPage(c, session, { created: { key, name: fields.name ?? '' } });
       } catch (error) {
-        return keysPage(c, session, problemOf(error));
+        return keysPage(c, session, { ...problemOf(error), typed });
       }
     }),
   );
