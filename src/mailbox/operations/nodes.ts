@@ -46,7 +46,10 @@ export interface Heartbeat extends Worker {
  * This node's row in `nodes`, written every HEARTBEAT_MS while it runs and removed at stop (its
  * leases go with it, so another node takes its IMAP inboxes at once instead of after their lease).
  */
-export function createHeartbeat(deps: MailboxDeps): Heartbeat {
+export function createHeartbeat(
+  deps: MailboxDeps,
+  timing: { beatMs: number; liveMs: number } = { beatMs: HEARTBEAT_MS, liveMs: NODE_LIVE_MS },
+): Heartbeat {
   const id = nodeIdOf(deps.config);
   const startedAt = new Date().toISOString();
   let lastBeat = 0;
@@ -64,11 +67,11 @@ export function createHeartbeat(deps: MailboxDeps): Heartbeat {
 
   return {
     name: 'heartbeat',
-    alive: () => Date.now() - lastBeat < NODE_LIVE_MS,
+    alive: () => Date.now() - lastBeat < timing.liveMs,
     start() {
       lastBeat = Date.now();
       beat();
-      timer = setInterval(beat, HEARTBEAT_MS);
+      timer = setInterval(beat, timing.beatMs);
       timer.unref();
     },
     async stop() {
