@@ -62,10 +62,12 @@ async function stopChild(child: ChildProcess): Promise<void> {
 export async function startMailroom(
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
+  /** The checkout whose build runs: this one, or a baseline's (`npm run bench -- --baseline DIR`). */
+  checkout = root,
 ): Promise<Running & { dataDir: string; apiKey: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-'));
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/mailroom.js'), 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(checkout, 'bin/mailroom.js'), 'serve'], {
     env: {
       ...process.env,
       MAILROOM_DATA_DIR: dataDir,

@@ -40,6 +40,16 @@ async function postgresUrl(): Promise<string> {
 }
 const onPostgres = async () => startMailroom({ MAILROOM_DATABASE_URL: await postgresUrl() });
 
+/**
+ * `--baseline DIR`: ingest and send also run the build of another checkout (an earlier commit,
+ * built with `npm run build`), in alternating rounds with this one, so a change's cost is a ratio
+ * taken in one run on the same machine.
+ */
+const baseline = process.argv.includes('--baseline')
+  ? path.resolve(process.argv[process.argv.indexOf('--baseline') + 1] ?? '')
+  : undefined;
+const onBaseline = () => startMailroom({}, [], baseline);
+
 /** `--rspamd`: ingest also runs with every message scored by a real rspamd (test/helpers/rspamd.ts), beside it off. */
 const withRspamd = process.argv.includes('--rspamd');
 let rspamd: Rspamd | undefined;
@@ -66,8 +76,10 @@ async function ingest() {
   const pg: number[] = [];
   const peer: number[] = [];
   const scored: number[] = [];
+  const before: number[] = [];
   for (let round = 0; round < INGEST_ROUNDS; round++) {
     ours.push(await ingestOnce(startMailroom));
+    if (baseline) before.push(await ingestOnce(onBaseline));
     if (withPostgres) pg.push(await ingestOnce(onPostgres));
     if (withRspamd) scored.push(await ingestOnce(scoredByRspamd));
     peer.push(await ingestOnce(startMaildev));
@@ -83,6 +95,10 @@ async function ingest() {
   console.log(
     `ratio Mailroom / MailDev: ${(median(ours) / median(peer)).toFixed(2)}   (target: >= 1500 msg/s)`,
   );
+  if (baseline) {
+    console.log(`Baseline ${baseline}: median ${fmt(median(before))} msg/s   (${runs(before)})`);
+    console.log(`ratio this build / baseline: ${(median(ours) / median(before)).toFixed(2)}`);
+  }
   if (withPostgres) {
     console.log(
       `Mailroom on PostgreSQL (durable commits):               median ${fmt(median(pg))} msg/s   (${runs(pg)})`,
@@ -165,11 +181,31 @@ async function listOn(
 
 async function send() {
   console.log('\n## Send: POST /emails/send, 1000 messages, 10 requests in flight');
+  if (baseline) return sendAgainstBaseline(baseline);
   const { local, relay } = await runSend();
   console.log(`to a local inbox (committed in both inboxes):  ${fmt(local.perSecond)} msg/s`);
   console.log(`to an outside address (accepted, queued):      ${fmt(relay.perSecond)} msg/s`);
   console.log(`  ... and handed to the relay, DKIM-signed:    ${fmt(relay.deliveredPerSecond ?? 0)} msg/s`);
 }
+
+/** Alternating rounds of this build and the baseline's; medians of accepted sends per second. */
+async function sendAgainstBaseline(checkout: string) {
+  const rounds = { ours: [] as SendResults[], before: [] as SendResults[] };
+  for (let round = 0; round < INGEST_ROUNDS; round++) {
+    rounds.ours.push(await runSend());
+    rounds.before.push(await runSend(undefined, undefined, checkout));
+  }
+  const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+  for (const kind of ['local', 'relay'] as const) {
+    const ours = rounds.ours.map((r) => r[kind].perSecond);
+    const before = rounds.before.map((r) => r[kind].perSecond);
+    console.log(
+      `${kind.padEnd(5)}: this build ${fmt(median(ours))} msg/s (${ours.map(fmt).join(', ')}), ` +
+        `baseline ${fmt(median(before))} (${before.map(fmt).join(', ')}), ratio ${(median(ours) / median(before)).toFixed(2)}`,
+    );
+  }
+}
+type SendResults = Awaited<ReturnType<typeof runSend>>;
 
 async function webhooks() {
   console.log('\n## Webhooks: 1000 SMTP arrivals, time from the 250 to the webhook request');

@@ -45,16 +45,21 @@ async function sendMany(
 export async function runSend(
   count = 1000,
   concurrency = 10,
+  checkout?: string,
 ): Promise<{ local: SendResult; relay: SendResult }> {
   const relay = await startCaptureServer();
   // Every send to one address: limits high enough to let them all through, still counted and checked.
-  const server = await startMailroom({
-    MAILROOM_OUTBOUND: 'relay',
-    MAILROOM_RELAY_URL: relay.url,
-    MAILROOM_LOOP_LIMIT: String(count * 2),
-    MAILROOM_SEND_LIMIT_PER_HOUR: String(count * 4),
-    MAILROOM_SEND_LIMIT_PER_DAY: String(count * 4),
-  });
+  const server = await startMailroom(
+    {
+      MAILROOM_OUTBOUND: 'relay',
+      MAILROOM_RELAY_URL: relay.url,
+      MAILROOM_LOOP_LIMIT: String(count * 2),
+      MAILROOM_SEND_LIMIT_PER_HOUR: String(count * 4),
+      MAILROOM_SEND_LIMIT_PER_DAY: String(count * 4),
+    },
+    [],
+    checkout,
+  );
   const base = `http://127.0.0.1:${server.httpPort}`;
   const from = 'agent@mailroom.test';
   try {
