@@ -452,7 +452,7 @@ export const settings = {
     env: 'MAILROOM_PARSE_THREADS',
     schema: z.coerce.number().int().min(0).max(64),
     default: 2,
-    help: 'threads that parse inbound mail and attachment reads (0: on the main thread)',
+    help: 'threads that parse big inbound mail and attachment reads, started when needed, ended after a minute idle (0: on the main thread)',
   },
   parseDeadlineMs: {
     env: 'MAILROOM_PARSE_DEADLINE_MS',

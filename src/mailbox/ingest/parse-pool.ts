@@ -34,8 +34,13 @@ interface Slot {
  */
 const JOBS_PER_THREAD = 10;
 
+/** How long the threads stay after their last job before they end (started again by the next). */
+const IDLE_MS = 60_000;
+
 /**
- * A few parse threads, started with the server. A thread that runs past `deadlineMs` on a job is
+ * A few parse threads, started by the first message that needs one (most mail is small enough to
+ * parse inline: parsesInline) and ended after IDLE_MS without work, since each thread holds
+ * 30-35 MB of its own heap and code. A thread that runs past `deadlineMs` on a job is
  * terminated (a fresh one takes its place): the jobs it held run again, each alone on a thread,
  * and one that again runs past the deadline fails with ParseTimeout. So no message can hold the
  * server's main thread, nor a parse thread for long, nor take innocent messages down with it.
@@ -45,17 +50,21 @@ export class ParsePool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly size: number,
     private readonly deadlineMs: number,
     private readonly log?: Logger,
+    private readonly idleMs = IDLE_MS,
   ) {}
 
-  /** Starts the threads (once; after close, never). */
-  start(): void {
-    if (this.closed || this.slots.length > 0) return;
-    for (let i = 0; i < this.size; i++) this.spawn();
+  /** Nothing until a message needs a thread: the pool starts its threads then. */
+  start(): void {}
+
+  /** The threads running now (0 until a job needs them, and again after IDLE_MS without work). */
+  get threads(): number {
+    return this.slots.length;
   }
 
   /** The message with its attachments' metadata (content left empty). */
@@ -72,14 +81,16 @@ export class ParsePool {
     return reply.attachment ? withBuffer(reply.attachment) : null;
   }
 
-  /** Resolves once every thread has loaded the parser (the first messages then wait for none). */
+  /** Starts the threads now and resolves once each has loaded the parser (the next messages then wait for none). */
   async ready(): Promise<void> {
+    this.wake();
     while (this.slots.some((slot) => !slot.ready) && !this.closed)
       await new Promise((r) => setTimeout(r, 20));
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     const closed = new Error('parse pool closed');
     for (const job of this.queue.splice(0)) job.settle(closed);
     await Promise.all([...this.slots].map((slot) => this.retire(slot, () => closed)));
@@ -94,6 +105,7 @@ export class ParsePool {
         else resolve(reply);
       };
       this.queue.push({ ...input, id: this.nextId++, settle, suspect: false });
+      this.wake();
       this.dispatch();
     });
   }
@@ -112,6 +124,29 @@ export class ParsePool {
       if (!slot) return;
       this.assign(slot, this.queue.shift()!);
     }
+  }
+
+  /** Starts the threads when there are none, and keeps them while there is work. */
+  private wake(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.closed) return;
+    while (this.slots.length < this.size) this.spawn();
+  }
+
+  /** After the last job: the threads end if no other comes within idleMs. */
+  private idleSoon(): void {
+    if (this.queue.length > 0 || this.slots.some((slot) => slot.jobs.size > 0)) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.idleOut(), this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private async idleOut(): Promise<void> {
+    if (this.queue.length > 0 || this.slots.some((slot) => slot.jobs.size > 0)) return;
+    // Out of `slots` first, so their exit is not taken for a death to make up for.
+    const idle = this.slots.splice(0);
+    await Promise.all(idle.map((slot) => slot.worker.terminate()));
   }
 
   private assign(slot: Slot, job: Job): void {
@@ -133,6 +168,7 @@ export class ParsePool {
       if (message === 'ready') slot.ready = true;
       else this.finish(slot, message.id, message);
       this.dispatch();
+      this.idleSoon();
     });
     const died = (error: Error) => void this.retire(slot, (j) => (j.suspect ? error : null));
     slot.worker.on('error', died);
