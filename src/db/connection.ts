@@ -69,5 +69,13 @@ export interface Db {
    * undefined, and the caller does the plain thing (a statement on SQLite is a function call).
    */
   perTransaction<T>(key: object, make: () => T): T | undefined;
+  /**
+   * Calls `onNotice` whenever a transaction that ran `notify(channel)` commits, on any node
+   * (PostgreSQL's LISTEN/NOTIFY); answers the function that stops listening. Never on SQLite,
+   * where one process holds the database.
+   */
+  listen(channel: string, onNotice: () => void): Promise<() => Promise<void>>;
+  /** Inside a transaction: `listen`ers of `channel` hear of it once it commits (PostgreSQL only). */
+  notify(channel: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -136,6 +136,13 @@ export class SqliteDb implements Db {
     return undefined;
   }
 
+  /** One process holds the file: its own bus tells its listeners (the CLI's changes are not heard). */
+  async listen(): Promise<() => Promise<void>> {
+    return async () => {};
+  }
+
+  async notify(): Promise<void> {}
+
   /** Synchronous work inside a transaction the caller holds: migrations and startup checks. */
   immediate<T>(work: () => T): T {
     if (this.sqlite.inTransaction) return work();

@@ -68,8 +68,16 @@ const pendingDelivery = (webhookId: string, row: EventRow) => ({
   updated_at: row.created_at,
 });
 
+/** The NOTIFY channel of committed events (PostgreSQL). */
+const EVENTS_CHANNEL = 'mailroom_events';
+
 export class EventStore {
   constructor(private readonly db: Db) {}
+
+  /** Calls `onAppended` when another node (or this one) commits events; answers how to stop. */
+  onAppended(onAppended: () => void): Promise<() => Promise<void>> {
+    return this.db.listen(EVENTS_CHANNEL, onAppended);
+  }
 
   /**
    * Appends an event and one pending delivery for each enabled webhook of the user that wants it.
@@ -119,6 +127,8 @@ export class EventStore {
           EVENT_COLUMNS.map((column) => (column === 'payload' ? stored : row[column])),
         ),
       );
+      // Other nodes' event tails read the table at once instead of at their next interval.
+      await this.db.notify(EVENTS_CHANNEL);
       const seqs = new Map(written.map((w) => [w.id, w.seq]));
       for (const { row } of events) row.seq = seqs.get(row.id)!;
       const fanned = events.filter((e) => e.webhookId === undefined);

@@ -16,8 +16,9 @@ describe('events committed by another node', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     const databaseUrl = await (await testPostgres()).createDatabase();
     const secret = 'a'.repeat(64);
-    // A quiet stream re-reads only at its heartbeat: five minutes here, so only the wake can pass.
-    nodeA = await startServer({ databaseUrl, secret, eventStreamHeartbeatMs: 300_000 });
+    // A quiet stream re-reads only at its heartbeat, and node A's event tail reads the table on its
+    // own clock only every five minutes here: within a test, only PostgreSQL's NOTIFY can wake it.
+    nodeA = await startServer({ databaseUrl, secret, eventStreamHeartbeatMs: 300_000, eventTailMs: 300_000 });
     second = await startSecondNode(databaseUrl, secret);
     nodeB = second.mailroom;
   });
@@ -40,7 +41,7 @@ describe('events committed by another node', { timeout: 60_000 }, () => {
     // A 300 s wait: without the wake it would be answered only by its own last look at the timeout,
     // long after this test's 60 s.
     const waiting = nodeA.api(`/emails?account=${encodeURIComponent(nodeA.inbox)}&wait=300`);
-    await expect.poll(() => nodeA.mailroom.deps.waiters?.size).toBe(1);
+    await expect.poll(() => nodeA.mailroom.deps.waiters?.size, { timeout: 30_000 }).toBe(1);
     await deliverThroughB('Filed by node B');
     const page = await waiting;
     expect(page.status).toBe(200);
@@ -54,6 +55,23 @@ describe('events committed by another node', { timeout: 60_000 }, () => {
       const event = await stream.nextEvent();
       expect(event.json.type).toBe('email.received');
       expect(event.json.data.email.subject).toBe('Streamed from node B');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('still hears the other node after its listening connection was cut', async () => {
+    const stream = await openStream(nodeA, `?account=${encodeURIComponent(nodeA.inbox)}`);
+    try {
+      const cut = await nodeA.mailroom.deps.store.db.rawAll<{ cut: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
+          WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+      );
+      // Node A's listener and node B's: both connections were cut.
+      expect(cut.length).toBeGreaterThanOrEqual(2);
+      await deliverThroughB('After the cut');
+      const event = await stream.nextEvent();
+      expect(event.json.data.email.subject).toBe('After the cut');
     } finally {
       stream.close();
     }

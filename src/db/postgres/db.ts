@@ -9,6 +9,7 @@ import { isPostgresUnavailable } from './errors.js';
 import { postgresDialect } from './dialect.js';
 import { PendingInserts } from './pending-inserts.js';
 import type { PendingRow } from './pending-inserts.js';
+import { listenForNotices } from './notices.js';
 import { numberPlaceholders } from './placeholders.js';
 import { withoutPassword } from './url.js';
 
@@ -90,6 +91,7 @@ export class PostgresDb implements Db {
   readonly kysely: Kysely<Database>;
   readonly name: string;
   readonly pool: pg.Pool;
+  private readonly url: string;
   private closed = false;
   private readonly inside = new AsyncLocalStorage<Tx>();
   /** Set while a read runs that cannot see the rows insertSoon queued (readPast). */
@@ -97,6 +99,7 @@ export class PostgresDb implements Db {
 
   constructor(url: string, options: PostgresOptions = {}) {
     this.name = withoutPassword(url);
+    this.url = url;
     this.pool = new pg.Pool({
       connectionString: url,
       types,
@@ -241,6 +244,14 @@ export class PostgresDb implements Db {
     const tx = this.inside.getStore();
     if (!tx?.live || tx.pending.size === 0 || tx.pending.some(matches)) return read();
     return this.pastPending.run(true, read);
+  }
+
+  listen(channel: string, onNotice: () => void): Promise<() => Promise<void>> {
+    return listenForNotices(this.url, channel, onNotice);
+  }
+
+  async notify(channel: string): Promise<void> {
+    await this.query("SELECT pg_notify($1, '')", [channel]);
   }
 
   perTransaction<T>(key: object, make: () => T): T | undefined {
