@@ -7,6 +7,7 @@ import type { ConnectedInbox } from '../mailbox/sync/connected-inboxes.js';
 import {
   connectedInboxes,
   recordSyncState,
+  refreshGrantAlone,
   remoteConfigOf,
   saveRemoteConfig,
 } from '../mailbox/sync/connected-inboxes.js';
@@ -106,14 +107,22 @@ export class ImapSyncManager implements RemoteBackends {
     if (!config.oauth2) return undefined;
     let tokens = this.tokens.get(inboxId);
     if (!tokens) {
-      tokens = this.newTokens(config, () => saveRemoteConfig(this.deps, inboxId, config));
+      tokens = this.newTokens(
+        config,
+        () => saveRemoteConfig(this.deps, inboxId, config),
+        (refresh) => refreshGrantAlone(this.deps, inboxId, refresh),
+      );
       this.tokens.set(inboxId, tokens);
     }
     return tokens;
   }
 
   /** Tokens for `config`'s grant; a rotated refresh token is written into `config`, then `save`d. */
-  private newTokens(config: RemoteConfig, save: () => Promise<void>): AccessTokens {
+  private newTokens(
+    config: RemoteConfig,
+    save: () => Promise<void>,
+    alone?: ConstructorParameters<typeof AccessTokens>[5],
+  ): AccessTokens {
     const grant = config.oauth2!;
     const lookups = connectLookups(this.deps.lookups);
     const { endpoints, client } = oauthOf(this.deps.config, lookups, grant.provider);
@@ -126,6 +135,7 @@ export class ImapSyncManager implements RemoteBackends {
         await save();
       },
       lookups.fetch,
+      alone,
     );
   }
 

@@ -54,3 +54,26 @@ export async function saveRemoteConfig(
   const secret = deps.config.secret;
   if (secret) await deps.store.inboxes.setRemoteConfig(inboxId, sealJson(secret, config));
 }
+
+/**
+ * Runs an OAuth2 refresh of the inbox's grant with the refresh token as stored now, one node at a
+ * time: on PostgreSQL the inbox's row is held until `refresh` has stored what it rotated, so a
+ * node whose token in memory another node has since rotated (and the provider revoked) refreshes
+ * with the new one instead of losing the grant. SQLite has one node: no row is held (a write
+ * transaction there would stop every other writer for the length of an HTTP call).
+ */
+export async function refreshGrantAlone<T>(
+  deps: MailboxDeps,
+  inboxId: number,
+  refresh: (storedRefreshToken: string | undefined) => Promise<T>,
+): Promise<T> {
+  const stored = async () => {
+    const inbox = await deps.store.inboxes.get(inboxId);
+    return inbox?.remote_config ? remoteConfigOf(deps, inbox).oauth2?.refreshToken : undefined;
+  };
+  if (!deps.store.db.dialect.rowLocks) return refresh(await stored());
+  return deps.store.db.transaction(async () => {
+    await deps.store.inboxes.holdRow(inboxId);
+    return refresh(await stored());
+  });
+}
