@@ -1,0 +1,45 @@
+import type { Db } from '../db/connection.js';
+
+/** A window as a hit left it: how many it holds and how long until it ends. */
+export interface WindowCount {
+  hits: number;
+  resetMs: number;
+}
+
+/**
+ * Fixed windows of limits the nodes share (migration 026): each hit is one upsert that starts a
+ * new window when the last one has ended, read off the database's clock so nodes agree.
+ */
+export class RateWindowStore {
+  constructor(private readonly db: Db) {}
+
+  /** Counts a hit on `subject` in its `windowMs` window; answers the window's count with it. */
+  async hit(subject: string, windowMs: number): Promise<WindowCount> {
+    const { clockPlusMs } = this.db.dialect;
+    const open = `rate_windows.window_start > ${clockPlusMs}`;
+    const row = (await this.db.rawFirst<{ hits: number; window_start: string; now: string }>(
+      `INSERT INTO rate_windows (subject, window_start, hits) VALUES (?, ${clockPlusMs}, 1)
+       ON CONFLICT (subject) DO UPDATE SET
+         hits = CASE WHEN ${open} THEN rate_windows.hits + 1 ELSE 1 END,
+         window_start = CASE WHEN ${open} THEN rate_windows.window_start ELSE excluded.window_start END
+       RETURNING hits, window_start, ${clockPlusMs} AS now`,
+      subject,
+      0,
+      -windowMs,
+      -windowMs,
+      0,
+    ))!;
+    const resetMs = Date.parse(row.window_start) + windowMs - Date.parse(row.now);
+    return { hits: Number(row.hits), resetMs };
+  }
+
+  /** Forgets windows that started more than `olderThanMs` ago; returns how many. */
+  async prune(olderThanMs: number): Promise<number> {
+    return (
+      await this.db.rawRun(
+        `DELETE FROM rate_windows WHERE window_start < ${this.db.dialect.clockPlusMs}`,
+        -olderThanMs,
+      )
+    ).changes;
+  }
+}
