@@ -15,10 +15,13 @@ export class RateWindowStore {
 
   /** Counts a hit on `subject` in its `windowMs` window; answers the window's count with it. */
   async hit(subject: string, windowMs: number): Promise<WindowCount> {
-    const { clockPlusMs } = this.db.dialect;
+    const { clockPlusMs, fromAsyncCommit } = this.db.dialect;
     const open = `rate_windows.window_start > ${clockPlusMs}`;
+    // A count lost in a crash lets a few more requests through; waiting for the disk on each
+    // request would cost more than the limit is worth.
     const row = (await this.db.rawFirst<{ hits: number; window_start: string; now: string }>(
-      `INSERT INTO rate_windows (subject, window_start, hits) VALUES (?, ${clockPlusMs}, 1)
+      `INSERT INTO rate_windows (subject, window_start, hits)
+         SELECT ?, ${clockPlusMs}, 1 ${fromAsyncCommit} WHERE true
        ON CONFLICT (subject) DO UPDATE SET
          hits = CASE WHEN ${open} THEN rate_windows.hits + 1 ELSE 1 END,
          window_start = CASE WHEN ${open} THEN rate_windows.window_start ELSE excluded.window_start END
