@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCaptureServer } from '../helpers/capture-smtp.js';
+import { postForm } from '../helpers/dashboard-forms.js';
 import type { CaptureServer } from '../helpers/capture-smtp.js';
 import { startCluster } from '../helpers/nodes.js';
 import type { Answer, Cluster, Node } from '../helpers/nodes.js';
@@ -123,5 +124,20 @@ describe('two nodes started together on one empty PostgreSQL', { timeout: 300_00
     expect(refused.json.error.code).toBe('rate_limited');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  it('checks at most 4 passwords of one name in the sign-in window however the attempts are spread over the nodes', async () => {
+    const made = await cluster.nodes[1]!.admin('/users', {
+      body: { name: 'signer', password: 'the right password' },
+    });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        postForm(cluster.nodes[i % 2]!.baseUrl, '/sign-in', { name: 'signer', password: `wrong ${i}` }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(6);
   });
 });
