@@ -13,7 +13,11 @@ export interface WindowCount {
 export class RateWindowStore {
   constructor(private readonly db: Db) {}
 
-  /** Counts a hit on `subject` in its `windowMs` window; answers the window's count with it. */
+  /**
+   * Counts a hit on `subject` in its `windowMs` window; answers the window's count with it. Call
+   * outside any transaction: its commit does not wait for the disk (Dialect.fromAsyncCommit),
+   * which would hold for a whole transaction it joined.
+   */
   async hit(subject: string, windowMs: number): Promise<WindowCount> {
     const { clockPlusMs, fromAsyncCommit } = this.db.dialect;
     const open = `rate_windows.window_start > ${clockPlusMs}`;
