@@ -1,5 +1,7 @@
 import type { Db } from '../db/connection.js';
 
+const INSIDE = {};
+
 /** A window as a hit left it: how many it holds and how long until it ends. */
 export interface WindowCount {
   hits: number;
@@ -19,6 +21,8 @@ export class RateWindowStore {
    * which would hold for a whole transaction it joined.
    */
   async hit(subject: string, windowMs: number): Promise<WindowCount> {
+    if (this.db.perTransaction(INSIDE, () => true))
+      throw new Error('a rate window is counted outside transactions');
     const { clockPlusMs, fromAsyncCommit } = this.db.dialect;
     const open = `rate_windows.window_start > ${clockPlusMs}`;
     // A count lost in a crash lets a few more requests through; waiting for the disk on each
