@@ -22,6 +22,7 @@ import type { MailboxDeps } from './mailbox/deps.js';
 import { buildDeps } from './mailbox/runtime.js';
 import { storageWritable } from './mailbox/operations/readiness.js';
 import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
+import { createPrunes } from './mailbox/operations/prunes.js';
 import { createHeartbeat } from './mailbox/operations/nodes.js';
 import { EventTail } from './mailbox/events/event-tail.js';
 import { suiteHelpers } from './embed/helpers.js';
@@ -170,6 +171,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const heartbeat = createHeartbeat(deps);
   workers.push(heartbeat);
   workers.push(createTrashSweep(deps));
+  workers.push(createPrunes(deps));
   workers.push(new EventTail(deps, options.eventTailMs ?? 500));
   workers.push(imapSync);
   let listening = false;
@@ -229,8 +231,15 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
       mailroom.http.url = `http://${urlHost(config.host)}:${mailroom.http.port}`;
       // After the listeners: a start that fails (port taken) must not use up the once-shown key.
       const { store } = dataDir();
-      if (config.bootstrap && (await store.users.count()) === 0)
-        mailroom.bootstrap = await bootstrap(deps, mailroom.http.port);
+      // Nodes started together on an empty PostgreSQL: one makes the first user, the others wait
+      // for it and find it made.
+      const made = config.bootstrap
+        ? await store.db.transaction(async () => {
+            await store.users.holdFirstStart();
+            return (await store.users.count()) === 0 ? bootstrap(deps, mailroom.http.port) : null;
+          })
+        : null;
+      if (made) mailroom.bootstrap = made;
       else if (config.bootstrapKey && !(await store.apiKeys.authenticate(config.bootstrapKey))) {
         log.warn('MAILROOM_BOOTSTRAP_KEY is not an active key: it is used only by the first start');
       }

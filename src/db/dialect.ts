@@ -37,6 +37,13 @@ export interface Dialect {
    * writer holds the whole file.
    */
   readonly skipLocked: string;
+  /**
+   * `FROM <item>` for a one-statement write whose loss in a crash costs nothing (a rate count):
+   * on PostgreSQL its autocommit transaction then commits without waiting for the WAL flush
+   * (synchronous_commit off for it alone); empty on SQLite, whose commit waits for no disk in WAL
+   * mode at synchronous NORMAL.
+   */
+  readonly fromAsyncCommit: string;
   /** A FROM item: the elements of the JSON array (of strings) in `expr`, as rows of `alias.value`. */
   jsonElements(expr: string, alias: string): string;
 }

@@ -279,6 +279,9 @@ export interface IdempotencyKeysTable {
   status_code: number;
   response: string;
   created_at: string;
+  /** Set while a request holds the key (status_code 0): its claim and until when (migration 026). */
+  claim_id: string | null;
+  held_until: string | null;
 }
 
 export interface SettingsTable {
@@ -319,6 +322,13 @@ export interface NodesTable {
 }
 
 /** Work one node does at a time: `imap:<inbox id>` or `job:<name>` (migration 018). */
+/** A fixed window of a limit shared by the nodes (migration 026). */
+export interface RateWindowsTable {
+  subject: string;
+  window_start: string;
+  hits: number;
+}
+
 export interface LeasesTable {
   name: string;
   node_id: string;
@@ -399,4 +409,5 @@ export interface Database {
   loop_alerts: LoopAlertsTable;
   nodes: NodesTable;
   leases: LeasesTable;
+  rate_windows: RateWindowsTable;
 }

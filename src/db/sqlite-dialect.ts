@@ -18,5 +18,6 @@ export const sqliteDialect: Dialect = {
   rowLocks: false,
   clockPlusMs: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', (? / 1000.0) || ' seconds')`,
   skipLocked: '',
+  fromAsyncCommit: '',
   jsonElements: (expr, alias) => `json_each(${expr}) ${alias}`,
 };

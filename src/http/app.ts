@@ -11,6 +11,7 @@ import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { apiRateCounter } from '../mailbox/limits/api-rate.js';
 import { requestIds, requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
@@ -90,7 +91,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const apiThrottle = throttle();
   const throttled = apiThrottle.guard();
   const authenticate = apiKeyAuth(apiThrottle);
-  const limiter = rateLimit(deps.config.rateLimit);
+  const limiter = rateLimit(deps.config.rateLimit, apiRateCounter(deps));
   const isPublic = (path: string) => path === '/api/v1/openapi.json';
   const cors = apiCors(deps.config.corsOrigins); // first: a preflight carries no key
   if (cors) api.use('*', cors);

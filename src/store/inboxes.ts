@@ -84,6 +84,20 @@ export class InboxStore {
     });
   }
 
+  /**
+   * Locks the rows of the inboxes a transaction will take uids in, in the order of their ids, so
+   * two transactions that each file into several inboxes (on two nodes) wait for each other
+   * instead of deadlocking. SQLite's transaction already holds the whole database.
+   */
+  async holdInOrder(inboxIds: number[]): Promise<void> {
+    const ids = [...new Set(inboxIds)];
+    if (!this.db.dialect.rowLocks || ids.length < 2) return;
+    await this.db.rawAll(
+      `SELECT id FROM inboxes WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id FOR UPDATE`,
+      ...ids,
+    );
+  }
+
   /** Reserves the next uid of an inbox. Call inside the transaction that inserts the message. */
   async allocateUid(inboxId: number): Promise<number> {
     return this.allocateUids(inboxId, 1);

@@ -16,6 +16,7 @@ import { MetricsStore } from './metrics.js';
 import { ScreeningCountStore } from './screening-counts.js';
 import { NodeStore } from './nodes.js';
 import { OAuthAttemptStore } from './oauth-attempts.js';
+import { RateWindowStore } from './rate-windows.js';
 import { ResetStore } from './reset.js';
 import { SuppressionStore } from './suppressions.js';
 import { Sealer } from './sealing.js';
@@ -51,6 +52,7 @@ export function createStore(db: Db, secret: string) {
     deliveries: new DeliveryStore(db),
     sendLog: new SendLogStore(db),
     idempotency: new IdempotencyStore(db),
+    rateWindows: new RateWindowStore(db),
     webhooks: new WebhookStore(db, sealer),
     addressLists: new AddressListStore(db),
     suppressions: new SuppressionStore(db),

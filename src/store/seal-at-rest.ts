@@ -97,7 +97,9 @@ export async function secretOpens(db: Db, sealer: Sealer): Promise<boolean | und
 }
 
 async function checkSecret(db: Db, sealer: Sealer): Promise<void> {
-  const check = await db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
+  const readCheck = () =>
+    db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', CHECK_KEY));
+  const check = await readCheck();
   if (check) {
     sealer.open('secret-check', check.value);
     return;
@@ -111,9 +113,12 @@ async function checkSecret(db: Db, sealer: Sealer): Promise<void> {
       .limit(1),
   );
   if (sealed?.remote_config) sealer.open('remote-credentials', sealed.remote_config);
+  // Another node starting at the same moment may write it first: its row is the check then.
   await db.run(
     db.kysely
       .insertInto('settings')
-      .values({ key: CHECK_KEY, value: sealer.seal('secret-check', CHECK_VALUE) }),
+      .values({ key: CHECK_KEY, value: sealer.seal('secret-check', CHECK_VALUE) })
+      .onConflict((oc) => oc.column('key').doNothing()),
   );
+  sealer.open('secret-check', (await readCheck())!.value);
 }

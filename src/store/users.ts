@@ -80,6 +80,15 @@ export class UserStore {
     });
   }
 
+  /**
+   * Inside a transaction: waits until no other node is making the first user, so nodes started
+   * together on an empty database bootstrap it once. SQLite's transaction holds the whole file.
+   */
+  async holdFirstStart(): Promise<void> {
+    if (this.db.dialect.rowLocks)
+      await this.db.rawFirst('SELECT pg_advisory_xact_lock(?)', FIRST_START_LOCK_KEY);
+  }
+
   async count(): Promise<number> {
     const row = await this.db.first(
       this.db.kysely.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')),
@@ -87,5 +96,8 @@ export class UserStore {
     return Number(row?.n ?? 0);
   }
 }
+
+/** The first start's advisory lock: "first" in ASCII. */
+const FIRST_START_LOCK_KEY = '439855772532';
 
 export type { UsersTable };

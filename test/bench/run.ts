@@ -11,6 +11,7 @@ import { runMemory } from './memory.js';
 import { SERVER_WARM_UP, WARM_UP, fillInbox, timeRequests, warmUp } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
 import { printImapBench } from './imap.js';
+import { runRate } from './rate.js';
 import { runSend } from './send.js';
 import { printStorage, runStorage, storageCorpus } from './storage.js';
 import { runInProcessWait, runWait } from './wait.js';
@@ -267,6 +268,20 @@ async function wait() {
   );
 }
 
+/** The per-key API rate limit as rows on PostgreSQL (docs/decisions/several-nodes.md). */
+async function rate() {
+  console.log(
+    '\n## API rate limit: one upsert per request on a durable PostgreSQL; sequential, on one connection',
+  );
+  const r = await runRate();
+  const row = (name: string, l: { p50: number; p99: number }) =>
+    console.log(`${name.padEnd(52)} p50 ${l.p50.toFixed(2)} ms   p99 ${l.p99.toFixed(2)} ms`);
+  row('SELECT 1 (a round trip)', r.roundTrip);
+  row("the rate window's upsert (commit not waiting for the disk)", r.upsert);
+  row('GET /accounts on PostgreSQL (counted in a row)', r.pgRequest);
+  row('GET /accounts on SQLite (counted in memory)', r.sqliteRequest);
+}
+
 /** Resident memory after 100,000 messages received and listed, and after 100,000 more (issue 31). */
 async function memory() {
   console.log(
@@ -306,4 +321,5 @@ if (!only || only === 'hostile') await hostile();
 if (!only || only === 'wait') await wait();
 if (!only || only === 'storage') await storage();
 if (only === 'memory') await memory();
+if (only === 'rate') await rate();
 await postgres?.stop();

@@ -36,12 +36,14 @@ export const SECRET = 'c'.repeat(64);
 /**
  * `count` real `mailroom serve` processes on one PostgreSQL database, each with its own data
  * directory and MAILROOM_NODE_ID, sharing only the database and the secret; the first start
- * bootstraps the inbox `agent@nodes.test` with a known key, the others start on what it made.
+ * bootstraps the inbox `agent@nodes.test` with a known key, the others start on what it made
+ * (`atOnce`: all started together on the empty database, racing to bootstrap it).
  */
 export async function startCluster(
   databaseUrl: string,
   count: number,
   env: Record<string, string> = {},
+  options: { atOnce?: boolean } = {},
 ): Promise<Cluster> {
   const dirs: string[] = [];
   const nodes: Node[] = [];
@@ -80,8 +82,10 @@ export async function startCluster(
     nodes.push(node);
     return node;
   };
-  // One after another: the first start creates the tables and the inbox.
-  for (let i = 0; i < count; i++) await add();
+  // One after another: the first start creates the tables and the inbox; or all at once (the
+  // first-start race).
+  if (options.atOnce) await Promise.all(Array.from({ length: count }, add));
+  else for (let i = 0; i < count; i++) await add();
   return {
     key: KEY,
     inbox: 'agent@nodes.test',

@@ -18,5 +18,6 @@ export const postgresDialect: Dialect = {
   rowLocks: true,
   clockPlusMs: `to_char((statement_timestamp() + ?::bigint * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
+  fromAsyncCommit: `FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
   jsonElements: (expr, alias) => `json_array_elements_text((${expr})::json) AS ${alias}(value)`,
 };

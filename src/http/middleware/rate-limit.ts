@@ -1,8 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import type { ApiRateCounter } from '../../mailbox/limits/api-rate.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
-
-const WINDOW_MS = 60_000;
 
 /** IETF RateLimit-* headers: the limit, what is left of it, and seconds until the window resets. */
 export function setRateLimitHeaders(
@@ -27,23 +26,16 @@ export function secondsLeft(start: number, windowMs: number, now: number): numbe
   return Math.max(1, Math.ceil((start + windowMs - now) / 1000));
 }
 
-/** Fixed one-minute windows per API key, with IETF RateLimit-* headers and Retry-After on 429. */
-export function rateLimit(perMinute: number): MiddlewareHandler<AppEnv> {
-  const windows = new Map<string, { start: number; count: number }>();
+/**
+ * Fixed one-minute windows per API key, with IETF RateLimit-* headers and Retry-After on 429;
+ * the counter (mailbox/limits/api-rate.ts) is shared by the nodes on PostgreSQL.
+ */
+export function rateLimit(perMinute: number, count: ApiRateCounter): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const key = c.var.caller.keyId;
-    const now = Date.now();
-    let window = windows.get(key);
-    if (!window || now - window.start >= WINDOW_MS) {
-      window = { start: now, count: 0 };
-      windows.set(key, window);
-      if (windows.size > 10_000)
-        for (const [k, w] of windows) if (now - w.start >= WINDOW_MS) windows.delete(k);
-    }
-    window.count += 1;
-    const reset = secondsLeft(window.start, WINDOW_MS, now);
-    setRateLimitHeaders(c, perMinute, perMinute - window.count, reset);
-    if (window.count > perMinute) {
+    const { hits, resetMs } = await count(c.var.caller.keyId);
+    const reset = Math.max(1, Math.ceil(resetMs / 1000));
+    setRateLimitHeaders(c, perMinute, perMinute - hits, reset);
+    if (hits > perMinute) {
       return sendRateLimited(
         c,
         reset,

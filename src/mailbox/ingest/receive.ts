@@ -157,6 +157,7 @@ export async function fileForEach(
   const filed: Filed[] = [];
   const into = folders ?? (await inboundFolders(deps, message, parsed));
   const automatic = message.nullSender === true || isAutomatic(parsed.headers);
+  await deps.store.inboxes.holdInOrder(message.inboxes.map((inbox) => inbox.id));
   // One source for every copy: the first copy stores it, the others point at it.
   let sourceId = message.sourceId;
   for (const [i, inbox] of message.inboxes.entries()) {

@@ -2,6 +2,7 @@ import { nodeIdOf } from '../../config.js';
 import type { AdminNodeView } from '../../contract/admin.js';
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
+import { everyInterval } from '../../worker.js';
 import type { MailboxDeps } from '../deps.js';
 
 /** How often each node writes its heartbeat. */
@@ -53,30 +54,25 @@ export function createHeartbeat(
   const id = nodeIdOf(deps.config);
   const startedAt = new Date().toISOString();
   let lastBeat = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let beating: Promise<void> | undefined;
-
-  function beat(): void {
-    if (beating) return;
-    beating = deps.store.nodes
-      .beat(id, VERSION, startedAt)
-      .then(() => void (lastBeat = Date.now()))
-      .catch((err: unknown) => deps.log.warn({ err }, 'heartbeat could not be written'))
-      .finally(() => (beating = undefined));
-  }
+  const beats = everyInterval(
+    'heartbeat',
+    timing.beatMs,
+    async () => {
+      await deps.store.nodes.beat(id, VERSION, startedAt);
+      lastBeat = Date.now();
+    },
+    (err) => deps.log.warn({ err }, 'heartbeat could not be written'),
+  );
 
   return {
     name: 'heartbeat',
     alive: () => Date.now() - lastBeat < timing.liveMs,
     start() {
       lastBeat = Date.now();
-      beat();
-      timer = setInterval(beat, timing.beatMs);
-      timer.unref();
+      beats.start();
     },
     async stop() {
-      clearInterval(timer);
-      await beating;
+      await beats.stop();
       await deps.store.nodes
         .remove(id)
         .catch((err: unknown) => deps.log.warn({ err }, 'heartbeat row could not be removed'));

@@ -1,7 +1,9 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Worker } from '../../worker.js';
+import { everyInterval } from '../../worker.js';
 import { nowIso } from '../../store/ids.js';
 import type { MailboxDeps } from '../deps.js';
+import { runJobOnce } from '../operations/jobs.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -14,7 +16,10 @@ export interface TrashSweepOptions {
 }
 
 export interface TrashSweep extends Worker {
-  /** One pass: deletes for good what has been in Trash longer than MAILROOM_TRASH_DAYS. */
+  /**
+   * One pass: deletes for good what has been in Trash longer than MAILROOM_TRASH_DAYS. Skipped
+   * (0) when another node has swept within the interval: one node sweeps at a time.
+   */
   sweepOnce(): Promise<number>;
 }
 
@@ -23,11 +28,13 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
   const intervalMs = options.intervalMs ?? 60 * 60 * 1000;
   const batchSize = options.batchSize ?? 500;
   const now = options.now ?? (() => new Date());
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
   let stopped = false;
 
   async function sweepOnce(): Promise<number> {
+    return (await runJobOnce(deps, 'trash-sweep', intervalMs, sweep)) ?? 0;
+  }
+
+  async function sweep(): Promise<number> {
     const cutoff = nowIso(new Date(now().getTime() - deps.config.trashDays * DAY_MS));
     let deleted = 0;
     while (!stopped) {
@@ -43,26 +50,19 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
     return deleted;
   }
 
-  function run(): void {
-    if (running || stopped) return;
-    running = sweepOnce()
-      .catch((err: unknown) => deps.log.error({ err }, 'trash sweep failed'))
-      .finally(() => (running = undefined));
-  }
-
+  const worker = everyInterval('trash-sweep', intervalMs, sweepOnce, (err) =>
+    deps.log.error({ err }, 'trash sweep failed'),
+  );
   return {
-    name: 'trash-sweep',
+    ...worker,
     sweepOnce,
     start() {
       stopped = false;
-      run();
-      timer = setInterval(run, intervalMs);
-      timer.unref();
+      worker.start();
     },
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      await running;
+      await worker.stop();
     },
   };
 }

@@ -85,6 +85,10 @@ export async function dispatch<R>(
     events.length = 0;
     const seen = await checkIdempotency(deps, guard);
     if (seen) return seen;
+    await deps.store.inboxes.holdInOrder([
+      inbox.id,
+      ...routes.flatMap((r) => (r.kind === 'local' ? [r.inbox.id] : [])),
+    ]);
     // Returned, not thrown: a refusal must not roll back the batch it shares, nor its own event.
     const counted = await countSend(deps, inbox, recipients, new Date());
     if (counted.refused) {
