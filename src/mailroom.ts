@@ -22,6 +22,7 @@ import type { MailboxDeps } from './mailbox/deps.js';
 import { buildDeps } from './mailbox/runtime.js';
 import { storageWritable } from './mailbox/operations/readiness.js';
 import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
+import { createHeldSendWorker } from './mailbox/approvals/held-worker.js';
 import { createHeartbeat } from './mailbox/operations/nodes.js';
 import { EventTail } from './mailbox/events/event-tail.js';
 import { suiteHelpers } from './embed/helpers.js';
@@ -170,6 +171,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   const heartbeat = createHeartbeat(deps);
   workers.push(heartbeat);
   workers.push(createTrashSweep(deps));
+  workers.push(createHeldSendWorker(deps));
   workers.push(new EventTail(deps, options.eventTailMs ?? 500));
   workers.push(imapSync);
   let listening = false;
