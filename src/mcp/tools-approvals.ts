@@ -56,7 +56,8 @@ export const approvalTools: McpTool[] = [
       title: 'Cancel a waiting send',
       readOnlyHint: false,
       destructiveHint: false,
-      idempotentHint: false,
+      // A second cancel of the same send finds nothing waiting and changes nothing.
+      idempotentHint: true,
       openWorldHint: false,
     },
     params: {
