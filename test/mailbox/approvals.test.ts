@@ -9,6 +9,7 @@ import { createDraft, sendDraft } from '../../src/mailbox/drafts/drafts.js';
 import { updateInboxSettings } from '../../src/mailbox/limits/inbox-settings.js';
 import { addEntry } from '../../src/mailbox/policy/lists.js';
 import { listEmails } from '../../src/mailbox/reading/read.js';
+import { resetMailboxes } from '../../src/mailbox/operations/reset.js';
 import { replyToEmail } from '../../src/mailbox/sending/reply-forward.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
@@ -127,6 +128,17 @@ describe('a person in the loop: modes, approvals, scheduled sends', () => {
     ).toEqual(['hello', 'Re: question', 'drafted']);
     await mode('read_only');
     expect(await codeOf(send(['bob@example.com']))).toBe('forbidden');
+  });
+
+  it('reset empties Outbox and forgets whom the inbox exchanged mail with', async () => {
+    await env.deliver({ from: 'known@example.com', to: inbox.address, subject: 'hi', text: 'hi' });
+    await mode('approve_new');
+    expect((await send(['stranger@example.com'])).status).toBe('pending_approval');
+    expect((await send(['known@example.com'])).status).toBeUndefined();
+    await resetMailboxes(deps);
+    expect(await listApprovals(deps, owner(), {})).toEqual([]);
+    expect(await subjects('Outbox')).toEqual([]);
+    expect((await send(['known@example.com'])).status).toBe('pending_approval');
   });
 
   it('is decided by another key with approve, never by the key that asked, nor one without approve; once', async () => {
