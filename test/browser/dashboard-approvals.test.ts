@@ -44,10 +44,13 @@ describe('approvals and send later in the dashboard', () => {
     capture.messages.filter((m) => m.raw.toString('latin1').includes(`Subject: ${subject}`));
 
   it('shows each waiting send whole with a count in the navigation; approve and reject are one click each', async () => {
-    await server.api(`/accounts/${server.inbox}/settings`, {
-      method: 'PATCH',
-      body: { mode: 'approve_all' },
-    });
+    await page.goto(`${server.baseUrl}/inboxes/${encodeURIComponent(server.inbox)}/settings`);
+    await page.getByLabel('Mode').selectOption('approve_all');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.waitForURL(/done=settings-saved/);
+    expect((await server.api(`/accounts/${server.inbox}/settings`)).json.data.settings.mode).toBe(
+      'approve_all',
+    );
     expect((await send('first contact')).status).toBe(202);
     expect((await send('too early')).status).toBe(202);
 
