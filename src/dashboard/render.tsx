@@ -268,6 +268,7 @@ const NOTICES: Record<string, string> = {
   scheduled: 'Not sent yet: it waits in Outbox for the time you chose.',
   'approval-approved': 'Approved.',
   'approval-rejected': 'Rejected: the message is back in Drafts.',
+  'send-cancelled': 'Cancelled: the message is back in Drafts, not sent.',
   'draft-saved': 'The draft was saved.',
   moved: 'Moved.',
   'marked-unread': 'Marked unread.',

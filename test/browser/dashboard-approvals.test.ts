@@ -98,5 +98,14 @@ describe('approvals and send later in the dashboard', () => {
     const outbox = await server.api(`/emails?account=${server.inbox}&folder=Outbox`);
     expect(outbox.json.data.emails).toEqual([expect.objectContaining({ subject: 'next week' })]);
     expect(relayed('next week')).toHaveLength(0);
+
+    const uid = outbox.json.data.emails[0].uid as number;
+    await page.goto(`${server.baseUrl}/mail/message?account=${encodeURIComponent(server.inbox)}&uid=${uid}`);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Cancel send' }).click();
+    await page.waitForURL(/done=send-cancelled/);
+    await page.goto(`${server.baseUrl}/mail/message?account=${encodeURIComponent(server.inbox)}&uid=${uid}`);
+    expect(await page.getByTestId('rejected-reason').textContent()).toContain('cancelled');
+    await checkPage(page, 'cancelled-draft');
   });
 });

@@ -59,7 +59,9 @@ describe('migration 024 on mail stored before it', () => {
       for (const sql of BEFORE) db.sqlite.exec(sql);
       runMigrations(db);
       query = async (sql) => db.sqlite.prepare(sql).all() as Record<string, unknown>[];
-      close = async () => db.sqlite.close();
+      close = async () => {
+        db.sqlite.close();
+      };
     }
   });
   afterAll(async () => {
