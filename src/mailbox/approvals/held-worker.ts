@@ -1,4 +1,5 @@
 import type { Worker } from '../../worker.js';
+import { intervalWorker } from '../../worker.js';
 import type { HeldSendRow } from '../../store/held-sends.js';
 import { nowIso } from '../../store/ids.js';
 import type { MailboxDeps } from '../deps.js';
@@ -24,9 +25,6 @@ export interface HeldSendWorkerOptions {
  */
 export function createHeldSendWorker(deps: MailboxDeps, options: HeldSendWorkerOptions = {}): Worker {
   const intervalMs = options.intervalMs ?? 1000;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
 
   async function handle(held: HeldSendRow): Promise<void> {
     const inbox = await deps.store.inboxes.get(held.inbox_id);
@@ -88,9 +86,9 @@ export function createHeldSendWorker(deps: MailboxDeps, options: HeldSendWorkerO
     return true;
   }
 
-  async function passOnce(): Promise<number> {
+  async function passOnce(isStopped: () => boolean): Promise<number> {
     let handled = 0;
-    while (!stopped) {
+    while (!isStopped()) {
       const due = await deps.store.heldSends.claimDue(20, LEASE_MS);
       if (due.length === 0) break;
       for (const held of due) {
@@ -105,25 +103,7 @@ export function createHeldSendWorker(deps: MailboxDeps, options: HeldSendWorkerO
     return handled;
   }
 
-  function run(): void {
-    if (running || stopped) return;
-    running = passOnce()
-      .catch((err: unknown) => deps.log.error({ err }, 'held sends pass failed'))
-      .finally(() => (running = undefined));
-  }
-
-  return {
-    name: 'held-sends',
-    start() {
-      stopped = false;
-      run();
-      timer = setInterval(run, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return intervalWorker('held-sends', intervalMs, passOnce, (err) =>
+    deps.log.error({ err }, 'held sends pass failed'),
+  );
 }

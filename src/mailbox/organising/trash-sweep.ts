@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Worker } from '../../worker.js';
+import { intervalWorker } from '../../worker.js';
 import { nowIso } from '../../store/ids.js';
 import type { MailboxDeps } from '../deps.js';
 
@@ -23,14 +24,12 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
   const intervalMs = options.intervalMs ?? 60 * 60 * 1000;
   const batchSize = options.batchSize ?? 500;
   const now = options.now ?? (() => new Date());
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
+  let stopped = () => false;
 
   async function sweepOnce(): Promise<number> {
     const cutoff = nowIso(new Date(now().getTime() - deps.config.trashDays * DAY_MS));
     let deleted = 0;
-    while (!stopped) {
+    while (!stopped()) {
       const ids = await deps.store.messages.trashedBefore(cutoff, batchSize);
       if (ids.length === 0) break;
       await deps.store.db.transaction(async () => {
@@ -43,26 +42,14 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
     return deleted;
   }
 
-  function run(): void {
-    if (running || stopped) return;
-    running = sweepOnce()
-      .catch((err: unknown) => deps.log.error({ err }, 'trash sweep failed'))
-      .finally(() => (running = undefined));
-  }
-
-  return {
-    name: 'trash-sweep',
-    sweepOnce,
-    start() {
-      stopped = false;
-      run();
-      timer = setInterval(run, intervalMs);
-      timer.unref();
+  const worker = intervalWorker(
+    'trash-sweep',
+    intervalMs,
+    (isStopped) => {
+      stopped = isStopped;
+      return sweepOnce();
     },
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+    (err) => deps.log.error({ err }, 'trash sweep failed'),
+  );
+  return { ...worker, sweepOnce };
 }
