@@ -115,6 +115,14 @@ describe('a person in the loop over HTTP and MCP, to a relay', () => {
     const draft = await server.api(`/emails/${held.json.data.uid}?account=${server.inbox}&folder=Drafts`);
     expect(draft.json.data.email.rejectedReason).toBe('wrong customer');
     expect(relayed('not this')).toHaveLength(0);
+
+    const bare = await send('no reason given');
+    const plainReject = await server.api(`/approvals/${bare.json.data.approvalId}/reject`, {
+      method: 'POST',
+      key: boss,
+    });
+    expect(plainReject.status, plainReject.text).toBe(200);
+    expect(plainReject.json.data.email.rejectedReason).toBe('rejected');
   });
 
   it('tells an MCP agent its mail waits, and list_pending shows it; cancel brings it back', async () => {

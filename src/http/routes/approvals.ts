@@ -6,7 +6,7 @@ import { AccountQuery, ErrorResponse, UidParam, envelope } from '../../contract/
 import { Email } from '../../contract/emails.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { commonErrors, json, jsonBody } from '../route-docs.js';
+import { commonErrors, json } from '../route-docs.js';
 import { needs } from '../route-permission.js';
 import { sendingErrors } from './send.js';
 
@@ -67,7 +67,8 @@ const reject = createRoute({
   summary:
     'Reject a waiting send: it moves to Drafts with rejectedReason; never by the key that requested it',
   ...needs('approve'),
-  request: { params: ApprovalParams, ...jsonBody(RejectBody) },
+  // The body is optional: a reject without a reason needs none.
+  request: { params: ApprovalParams, body: { content: json(RejectBody), required: false } },
   responses: decisionResponses,
 });
 
@@ -99,7 +100,7 @@ export function registerApprovalRoutes(app: OpenAPIHono<AppEnv>) {
     return ok(c, await approveSend(c.var.deps, c.var.caller, c.req.valid('param').id));
   });
   app.openapi(reject, async (c) => {
-    const { reason } = c.req.valid('json');
+    const reason = (c.req.valid('json') as { reason?: string } | undefined)?.reason;
     return ok(c, await rejectSend(c.var.deps, c.var.caller, c.req.valid('param').id, reason));
   });
   app.openapi(cancel, async (c) => {
