@@ -340,6 +340,12 @@ export const settings = {
     default: 20,
     help: 'messages an inbox may send to one address in any 10 minutes (the loop guard); one more is 429 loop_detected',
   },
+  approvalTtlHours: {
+    env: 'MAILROOM_APPROVAL_TTL_HOURS',
+    schema: z.coerce.number().positive(),
+    default: 168,
+    help: 'hours a send waits for approval before it goes back to Drafts as expired (fractions allowed)',
+  },
   authFailureLimit: {
     env: 'MAILROOM_AUTH_FAILURE_LIMIT',
     schema: positiveInt,

@@ -23,6 +23,7 @@ import { buildDeps } from './mailbox/runtime.js';
 import { storageWritable } from './mailbox/operations/readiness.js';
 import { createTrashSweep } from './mailbox/organising/trash-sweep.js';
 import { createPrunes } from './mailbox/operations/prunes.js';
+import { createHeldSendWorker } from './mailbox/approvals/held-worker.js';
 import { createHeartbeat } from './mailbox/operations/nodes.js';
 import { EventTail } from './mailbox/events/event-tail.js';
 import { suiteHelpers } from './embed/helpers.js';
@@ -172,6 +173,7 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
   workers.push(heartbeat);
   workers.push(createTrashSweep(deps));
   workers.push(createPrunes(deps));
+  workers.push(createHeldSendWorker(deps));
   workers.push(new EventTail(deps, options.eventTailMs ?? 500));
   workers.push(imapSync);
   let listening = false;

@@ -6,31 +6,35 @@ export interface Worker {
 }
 
 /**
- * A worker that runs `once` at start and then every `intervalMs`, never two runs at a time; a
- * run that fails is given to `failed` (the next one comes all the same). stop() waits for the
- * run in hand.
+ * A worker that runs `pass` at start and every `intervalMs`, one pass at a time (a pass still
+ * running when the next is due is not doubled); a failed pass is logged and the next one runs.
+ * `isStopped` lets a long pass end early; `stop` waits for the pass under way.
  */
-export function everyInterval(
+export function intervalWorker(
   name: string,
   intervalMs: number,
-  once: () => Promise<unknown>,
-  failed: (err: unknown) => void,
+  pass: (isStopped: () => boolean) => Promise<unknown>,
+  onError: (err: unknown) => void,
 ): Worker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
+  let stopped = false;
   const run = () => {
-    running ??= once()
-      .catch(failed)
+    if (running || stopped) return;
+    running = pass(() => stopped)
+      .catch(onError)
       .finally(() => (running = undefined));
   };
   return {
     name,
     start() {
+      stopped = false;
       run();
       timer = setInterval(run, intervalMs);
       timer.unref();
     },
     async stop() {
+      stopped = true;
       clearInterval(timer);
       await running;
     },

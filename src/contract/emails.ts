@@ -102,6 +102,10 @@ export const Email = z
         'X-Autoreply or X-Autorespond, or a null envelope sender (a bounce). False on mail this account sent.',
     }),
     delivery: z.array(z.object({ recipient: z.string(), status: z.string() })).optional(),
+    rejectedReason: z.string().optional().openapi({
+      description:
+        'only on a send that did not go and came back to Drafts: the reason a person gave, cancelled, expired, or the rule that refused it',
+    }),
     addressTotals: z
       .object({
         to: z.number().int().optional(),

@@ -24,6 +24,38 @@ const emailEvent = <T extends 'email.received' | 'email.sent'>(type: T) =>
 export const EmailReceivedEvent = emailEvent('email.received').openapi('EmailReceivedEvent');
 export const EmailSentEvent = emailEvent('email.sent').openapi('EmailSentEvent');
 
+/** A send kept in Outbox and what became of it (contract 15): the Email where it now is. */
+const heldEvent = <T extends string, X extends z.ZodRawShape>(type: T, extra: X, description: string) =>
+  z.object({
+    id: eventId,
+    type: z.literal(type),
+    created_at: createdAt,
+    data: z
+      .object({ account, email: Email, approvalId: z.string().nullable(), ...extra })
+      .openapi({ description: `${description}; email: ${emailNote}` }),
+  });
+
+export const EmailPendingApprovalEvent = heldEvent(
+  'email.pending_approval',
+  { requestedBy: z.string().nullable(), reason: z.string() },
+  'a send waits in Outbox for a person to approve or reject it',
+).openapi('EmailPendingApprovalEvent');
+export const EmailApprovedEvent = heldEvent(
+  'email.approved',
+  { decidedBy: z.string().nullable() },
+  'a person or a key with approve approved it (email.sent follows when it goes)',
+).openapi('EmailApprovedEvent');
+export const EmailRejectedEvent = heldEvent(
+  'email.rejected',
+  { reason: z.string() },
+  'it did not go and is back in Drafts: rejected (the reason given), cancelled, expired, or refused by a rule when it went',
+).openapi('EmailRejectedEvent');
+export const EmailScheduledEvent = heldEvent(
+  'email.scheduled',
+  { sendAt: z.string() },
+  'a send waits in Outbox for its time',
+).openapi('EmailScheduledEvent');
+
 export const EmailBouncedEvent = z
   .object({
     id: eventId,
@@ -82,6 +114,10 @@ export const MailroomEvent = z
     EmailSentEvent,
     EmailBouncedEvent,
     InboxLoopDetectedEvent,
+    EmailPendingApprovalEvent,
+    EmailApprovedEvent,
+    EmailRejectedEvent,
+    EmailScheduledEvent,
     WebhookTestEvent,
   ])
   .openapi('MailroomEvent');
@@ -92,6 +128,10 @@ export const EVENT_SCHEMAS = {
   'email.sent': EmailSentEvent,
   'email.bounced': EmailBouncedEvent,
   'inbox.loop_detected': InboxLoopDetectedEvent,
+  'email.pending_approval': EmailPendingApprovalEvent,
+  'email.approved': EmailApprovedEvent,
+  'email.rejected': EmailRejectedEvent,
+  'email.scheduled': EmailScheduledEvent,
   'webhook.test': WebhookTestEvent,
 } as const;
 

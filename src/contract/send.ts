@@ -31,6 +31,15 @@ export const AttachmentInput = z
 
 const attachments = z.array(AttachmentInput).max(100);
 
+/** Contract 15: when a send goes; the verb checks it is in the future and within a year. */
+const sendAt = z.iso
+  .datetime({ offset: true, error: 'sendAt is an ISO 8601 date and time, e.g. 2026-12-01T09:00:00Z' })
+  .optional()
+  .openapi({
+    example: '2026-12-01T09:00:00Z',
+    description: 'send later: kept in Outbox and sent at this time (in the future, at most 365 days ahead)',
+  });
+
 export const SendBody = z
   .strictObject({
     from: z.string().min(1).openapi({ example: 'agent@mailroom.test', description: 'one of your inboxes' }),
@@ -46,6 +55,7 @@ export const SendBody = z
       .record(z.string(), z.string())
       .optional()
       .openapi({ description: 'extra, non-structural headers', example: { 'X-Ticket': '42' } }),
+    sendAt,
   })
   .superRefine((body, ctx) => {
     if (!filled(body.text) && !filled(body.html) && !body.attachments?.length) {
@@ -77,6 +87,7 @@ export const ReplyBody = z
     cc: AddressList.optional(),
     bcc: AddressList.optional(),
     attachments: attachments.optional(),
+    sendAt,
   })
   .superRefine((body, ctx) => {
     if (!filled(body.text) && !filled(body.html)) {
@@ -99,6 +110,7 @@ export const ForwardBody = z
     text: text.optional(),
     html: html.optional(),
     includeAttachments: z.boolean().optional().openapi({ default: true }),
+    sendAt,
   })
   .openapi('ForwardEmail');
 
@@ -137,7 +149,7 @@ export const UpdateDraftBody = z
     description: 'Give at least one field to change besides account.',
     ...atLeastOneOf(Object.keys(draftFields)),
   });
-export const SendDraftBody = z.strictObject({ account: accountEither }).openapi('SendDraft');
+export const SendDraftBody = z.strictObject({ account: accountEither, sendAt }).openapi('SendDraft');
 export const DraftAccountQuery = z.object({ account });
 
 export const DraftUidParam = z.object({ uid: uidPath('uid') });
@@ -170,7 +182,16 @@ export const SendResult = z
     savedToSentError: z.string().optional().openapi({
       description: 'why the copy is not in the remote Sent folder (only when savedToSent is false)',
     }),
-    delivery: z.array(Delivery),
+    delivery: z.array(Delivery).openapi({ description: 'empty while the send waits in Outbox' }),
+    status: z.enum(['pending_approval', 'scheduled']).optional().openapi({
+      description:
+        'only when the send waits in Outbox (answered 202): pending_approval, for a person to decide; scheduled, for sendAt',
+    }),
+    approvalId: z
+      .string()
+      .optional()
+      .openapi({ description: 'with pending_approval: what to approve or reject' }),
+    sendAt: z.string().optional().openapi({ description: 'when a scheduled send goes' }),
   })
   .openapi('SendResult');
 

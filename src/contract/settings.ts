@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { atLeastOneOf } from './common.js';
 
-/** How an inbox may send (contract 15); `approve_new` and `approve_all` arrive with approvals. */
+/** How an inbox may send (contract 15). */
 export const SEND_MODES = ['autonomous', 'approve_new', 'approve_all', 'read_only'] as const;
 
 const limit = z
@@ -15,7 +15,8 @@ export const InboxSettings = z
   .object({
     mode: z.enum(SEND_MODES).openapi({
       description:
-        'autonomous: sends go out; read_only: sends refused (403). approve_new and approve_all come with approvals',
+        'autonomous: sends go out; approve_new: a send to anyone the inbox never received mail from nor sent mail to waits ' +
+        'for approval; approve_all: every send waits; read_only: sends refused (403)',
     }),
     paused: z.boolean().openapi({ description: 'sends refused with 409 inbox_paused; receiving goes on' }),
     limits: z

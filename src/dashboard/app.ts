@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import type { AppEnv } from '../http/context.js';
 import { registerAssets } from './assets.js';
 import { registerAdminPages } from './pages/admin.js';
+import { registerApprovals } from './pages/approvals.js';
 import { registerCompose } from './pages/compose.js';
 import { registerInboxes } from './pages/inboxes.js';
 import { registerKeys } from './pages/keys.js';
@@ -34,6 +35,7 @@ export function registerDashboard(app: Hono<AppEnv>, streamFeed: StreamFeed): vo
   registerWebhooks(app);
   registerLabels(app);
   registerLists(app);
+  registerApprovals(app);
   registerInboxSettings(app);
   registerAdminPages(app);
 }

@@ -4,6 +4,7 @@ import type { AppEnv } from '../http/context.js';
 import type { ContractErrorCode } from '../contract/error-codes.js';
 import { statusOfCode } from '../http/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
+import { countApprovals } from '../mailbox/approvals/approvals.js';
 import type { Session } from '../mailbox/operations/sign-in.js';
 import { assetUrl } from './assets.js';
 
@@ -20,6 +21,7 @@ export type Section =
   | 'labels'
   | 'lists'
   | 'suppressions'
+  | 'approvals'
   | 'domains'
   | 'users'
   | 'none';
@@ -38,6 +40,7 @@ export interface PageMeta {
 
 const NAV: { section: Section; href: string; label: string; admin?: boolean }[] = [
   { section: 'mail', href: '/mail', label: 'Mail' },
+  { section: 'approvals', href: '/approvals', label: 'Approvals' },
   { section: 'inboxes', href: '/inboxes', label: 'Inboxes' },
   { section: 'keys', href: '/keys', label: 'API keys' },
   { section: 'webhooks', href: '/webhooks', label: 'Webhooks' },
@@ -116,9 +119,10 @@ export const PostButton: FC<{
   </form>
 );
 
-const Layout: FC<{ session: Session | null; meta: PageMeta; children?: Child }> = ({
+const Layout: FC<{ session: Session | null; meta: PageMeta; waiting: number; children?: Child }> = ({
   session,
   meta,
+  waiting,
   children,
 }) => (
   <html lang="en">
@@ -145,6 +149,13 @@ const Layout: FC<{ session: Session | null; meta: PageMeta; children?: Child }> 
                 <li>
                   <a href={n.href} aria-current={n.section === meta.section ? 'page' : undefined}>
                     {n.label}
+                    {n.section === 'approvals' && waiting > 0 ? ' ' : null}
+                    {n.section === 'approvals' && waiting > 0 ? (
+                      <span class="count" data-testid="approvals-count">
+                        {waiting}
+                        <span class="visually-hidden"> waiting</span>
+                      </span>
+                    ) : null}
                   </a>
                 </li>
               ))}
@@ -190,8 +201,10 @@ export async function renderPage(
   meta: PageMeta,
   body: Child,
 ): Promise<Response> {
+  // The count of sends waiting for a person, in the navigation; a page about a failing store still renders.
+  const waiting = session ? await countApprovals(c.var.deps, session.caller).catch(() => 0) : 0;
   const html = `<!doctype html>${await htmlOf(
-    <Layout session={session} meta={meta}>
+    <Layout session={session} meta={meta} waiting={waiting}>
       {body}
     </Layout>,
   )}`;
@@ -251,6 +264,11 @@ const NOTICES: Record<string, string> = {
   'webhook-enabled': 'The webhook is enabled.',
   'webhook-disabled': 'The webhook is disabled: no events are sent to it.',
   sent: 'Sent.',
+  'pending-approval': 'Not sent yet: it waits in Outbox for a person to approve it (Approvals).',
+  scheduled: 'Not sent yet: it waits in Outbox for the time you chose.',
+  'approval-approved': 'Approved.',
+  'approval-rejected': 'Rejected: the message is back in Drafts.',
+  'send-cancelled': 'Cancelled: the message is back in Drafts, not sent.',
   'draft-saved': 'The draft was saved.',
   moved: 'Moved.',
   'marked-unread': 'Marked unread.',

@@ -54,7 +54,7 @@ export interface InboxesTable {
   send_limit_per_day: number | null;
 }
 
-/** Contract 15's modes; the approval ones arrive with approvals (issue 29). */
+/** Contract 15's modes. */
 export type InboxSendMode = 'autonomous' | 'approve_new' | 'approve_all' | 'read_only';
 
 /** One recipient of one message an inbox sent (migration 021), kept a day: the send counters. */
@@ -144,6 +144,8 @@ export interface MessagesTable {
   screening: string | null;
   /** Received mail a machine sent (migration 021): the Email's autoReply. */
   auto_reply: Generated<number>;
+  /** Why a send that did not go was moved back to Drafts (migration 024): the Email's rejectedReason. */
+  rejected_reason: string | null;
 }
 
 /**
@@ -372,6 +374,35 @@ export interface SuppressionsTable {
   created_at: string;
 }
 
+/** An address an inbox received mail from (outside Spam) or sent mail to (migration 024). */
+export interface CorrespondentsTable {
+  inbox_id: number;
+  address: string;
+}
+
+/** A send kept in Outbox, waiting for a decision or for its time (migration 024). */
+export interface HeldSendsTable {
+  id: string;
+  inbox_id: number;
+  message_id: number | null;
+  uid: number;
+  state: HeldState;
+  requested_by: string | null;
+  /** 1 when it waited (or waits) for a decision. */
+  approval: Generated<number>;
+  send_at: string | null;
+  expires_at: string | null;
+  due_at: string | null;
+  claim_id: string | null;
+  reason: string | null;
+  decided_by: string | null;
+  extra: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type HeldState = 'pending' | 'scheduled' | 'sent' | 'rejected';
+
 /** GET /metrics's mailroom_screening_total, one row per outcome (migration 023). */
 export interface ScreeningCountsTable {
   outcome: string;
@@ -407,6 +438,8 @@ export interface Database {
   suppressions: SuppressionsTable;
   send_log: SendLogTable;
   loop_alerts: LoopAlertsTable;
+  correspondents: CorrespondentsTable;
+  held_sends: HeldSendsTable;
   nodes: NodesTable;
   leases: LeasesTable;
   rate_windows: RateWindowsTable;

@@ -66,6 +66,8 @@ export interface MailroomSettings {
   sendLimitPerDay?: number;
   /** Messages an inbox may send to one address in 10 minutes (MAILROOM_LOOP_LIMIT, default 20). */
   loopLimit?: number;
+  /** Hours a send waits for approval before it goes back to Drafts (MAILROOM_APPROVAL_TTL_HOURS, default 168). */
+  approvalTtlHours?: number;
   authFailureLimit?: number;
   adminToken?: string;
   metricsToken?: string;

@@ -18,6 +18,7 @@ import { validateWholeRequests } from './middleware/validate-request.js';
 import { enforceRoutePermissions } from './route-permission.js';
 import { serveOpenApiDocument } from './openapi-document.js';
 import { registerAccountRoutes } from './routes/accounts.js';
+import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerInboxSettingsRoutes } from './routes/inbox-settings.js';
 import { createAdminApp } from './routes/admin.js';
 import { registerDocs } from './routes/docs.js';
@@ -106,6 +107,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerMeRoute(api);
   registerDraftRoutes(api); // before /emails/{id} routes: /emails/drafts/... is literal
   registerSendRoutes(api);
+  registerApprovalRoutes(api);
   registerEmailReadRoutes(api);
   registerEmailOrganiseRoutes(api);
   registerLabelRoutes(api);

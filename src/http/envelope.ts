@@ -1,7 +1,7 @@
 import type { Context, TypedResponse } from 'hono';
 import type { JSONParsed } from 'hono/utils/types';
 
-type Status = 200 | 201;
+type Status = 200 | 201 | 202;
 
 /** A success envelope as a typed response: `app.openapi` checks it against the route's schema. */
 export type Ok<Body, S extends Status> = TypedResponse<JSONParsed<Body>, S, 'json'>;

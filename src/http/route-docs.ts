@@ -26,6 +26,21 @@ export function okResponse<T extends z.ZodTypeAny>(schema: T, description: strin
   return { 200: { description, content: { 'application/json': { schema } } } };
 }
 
+/** A send's answers: 200 sent, 202 kept in Outbox (waiting for approval or for its sendAt). */
+export function sendResponses<T extends z.ZodTypeAny>(schema: T, description: string) {
+  return {
+    200: { description, content: { 'application/json': { schema } } },
+    202: {
+      description:
+        'Not sent yet: kept in Outbox, waiting for approval (status pending_approval, approvalId) or for its sendAt (status scheduled)',
+      content: { 'application/json': { schema } },
+    },
+  };
+}
+
+/** 200, or 202 when the send waits in Outbox (contract 15). */
+export const sendStatus = (result: { status?: string }): 200 | 202 => (result.status ? 202 : 200);
+
 export function jsonBody<T extends z.ZodTypeAny>(schema: T) {
   return { body: { content: { 'application/json': { schema } }, required: true } } as const;
 }

@@ -39,6 +39,10 @@ export const LIST_FILTERS = {
   q: 'full-text search over subject, addresses and body',
 };
 
+export const SEND_AT =
+  'send later: an ISO 8601 time in the future, at most 365 days ahead (e.g. 2026-12-01T09:00:00Z); ' +
+  'the email waits in Outbox until then';
+
 export const ADDRESSES = 'an address ("a@example.com" or "Name <a@example.com>") or a list of them';
 
 /** The fields of a message being written: send_email, create_draft and update_draft. */

@@ -6,8 +6,9 @@ import type { McpTool, ToolContext } from './tool-kit.js';
 import { toolError } from './tool-error.js';
 import { readingTools } from './tools-reading.js';
 import { writingTools } from './tools-writing.js';
+import { approvalTools } from './tools-approvals.js';
 
-export const MCP_TOOLS: McpTool[] = [...readingTools, ...writingTools];
+export const MCP_TOOLS: McpTool[] = [...readingTools, ...writingTools, ...approvalTools];
 const byName = new Map(MCP_TOOLS.map((tool) => [tool.listing.name, tool]));
 
 const INSTRUCTIONS =

@@ -15,8 +15,10 @@ import {
   inFolder,
   limit,
   MESSAGE_FIELDS,
+  SEND_AT,
   uid,
 } from './field-descriptions.js';
+import { withHeldNote } from './tools-approvals.js';
 import type { Hints, McpTool } from './tool-kit.js';
 import { defineTool } from './tool-kit.js';
 
@@ -39,13 +41,16 @@ const DRAFT_FIELDS = {
   inReplyTo: 'the uid of the email this draft answers, to thread it (null: none)',
 };
 
+const sendAt = z.string().optional().describe(SEND_AT);
+
 export const writingTools: McpTool[] = [
   defineTool({
     name: 'send_email',
     permission: 'send',
     description:
       'Sends an email from one of your inboxes (`from`). Needs text, html or attachments (base64). Local ' +
-      'recipients get it at once; others are queued (or captured, in sandbox mode).',
+      'recipients get it at once; others are queued (or captured, in sandbox mode). When the inbox asks for ' +
+      'approval, or with sendAt, it is not sent yet: the answer says so (status, note).',
     annotations: { title: 'Send an email', ...SENDS },
     params: {},
     body: SendBody,
@@ -55,8 +60,9 @@ export const writingTools: McpTool[] = [
       replyTo: `where replies should go: ${ADDRESSES}`,
       headers:
         'extra headers, e.g. {"X-Ticket": "42"}; not those Mailroom writes itself (From, To, Subject...)',
+      sendAt: SEND_AT,
     },
-    run: ({ deps, caller }, _p, body) => sendEmail(deps, caller, body),
+    run: async ({ deps, caller }, _p, body) => withHeldNote(await sendEmail(deps, caller, body)),
   }),
   defineTool({
     name: 'reply_to_email',
@@ -73,8 +79,10 @@ export const writingTools: McpTool[] = [
       html: 'the reply in HTML (text or html is needed)',
       replyAll: 'true: to the sender and every other recipient; false (default): to the sender only',
       includeOriginal: 'quote the email below the reply (default true)',
+      sendAt: SEND_AT,
     },
-    run: ({ deps, caller }, source, body) => replyToEmail(deps, caller, source, body),
+    run: async ({ deps, caller }, source, body) =>
+      withHeldNote(await replyToEmail(deps, caller, source, body)),
   }),
   defineTool({
     name: 'forward_email',
@@ -89,8 +97,10 @@ export const writingTools: McpTool[] = [
       text: 'a note in plain text above the forwarded email',
       html: 'a note in HTML above the forwarded email',
       includeAttachments: 'forward the attachments of the email too (default true)',
+      sendAt: SEND_AT,
     },
-    run: ({ deps, caller }, source, body) => forwardEmail(deps, caller, source, body),
+    run: async ({ deps, caller }, source, body) =>
+      withHeldNote(await forwardEmail(deps, caller, source, body)),
   }),
   defineTool({
     name: 'update_email',
@@ -149,8 +159,9 @@ export const writingTools: McpTool[] = [
     permission: 'send',
     description: 'Sends a draft; it moves from Drafts to Sent keeping its uid.',
     annotations: { title: 'Send a draft', ...SENDS, idempotentHint: true },
-    params: { account: inbox, uid },
-    run: ({ deps, caller }, p) => sendDraft(deps, caller, p.account, p.uid),
+    params: { account: inbox, uid, sendAt },
+    run: async ({ deps, caller }, p) =>
+      withHeldNote(await sendDraft(deps, caller, p.account, p.uid, p.sendAt ? { sendAt: p.sendAt } : {})),
   }),
   defineTool({
     name: 'delete_draft',

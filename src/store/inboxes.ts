@@ -18,6 +18,8 @@ export const STANDARD_FOLDERS = [
   { name: 'Drafts', specialUse: '\\Drafts' },
   { name: 'Trash', specialUse: '\\Trash' },
   { name: 'Spam', specialUse: '\\Junk' },
+  // This server's own role: sends waiting for approval or for their time (contract 15).
+  { name: 'Outbox', specialUse: '\\Outbox' },
 ] as const;
 
 export class InboxStore {

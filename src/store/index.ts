@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.js';
 import { AddressListStore } from './address-lists.js';
 import { ApiKeyStore } from './api-keys.js';
+import { CorrespondentStore } from './correspondents.js';
 import { DashboardSessionStore } from './dashboard-sessions.js';
 import { DeliveryStore } from './deliveries.js';
 import { DomainStore } from './domains.js';
@@ -8,6 +9,7 @@ import { EventStore } from './events.js';
 import { FolderStore } from './folders.js';
 import { GroupCommit } from './group-commit.js';
 import { IdempotencyStore } from './idempotency.js';
+import { HeldSendStore } from './held-sends.js';
 import { ImapStateStore } from './imap-state.js';
 import { InboxStore } from './inboxes.js';
 import { LabelStore } from './labels.js';
@@ -51,6 +53,8 @@ export function createStore(db: Db, secret: string) {
     events: new EventStore(db),
     deliveries: new DeliveryStore(db),
     sendLog: new SendLogStore(db),
+    correspondents: new CorrespondentStore(db),
+    heldSends: new HeldSendStore(db),
     idempotency: new IdempotencyStore(db),
     rateWindows: new RateWindowStore(db),
     webhooks: new WebhookStore(db, sealer),

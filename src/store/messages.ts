@@ -47,6 +47,7 @@ const LIST_COLUMNS = [
   'spam',
   'screening',
   'auto_reply',
+  'rejected_reason',
 ] as const;
 
 /**
@@ -276,6 +277,13 @@ export class MessageStore {
   async moveToFolder(id: number, folderId: number): Promise<void> {
     await this.db.run(
       this.db.kysely.updateTable('messages').set({ folder_id: folderId }).where('id', '=', id),
+    );
+  }
+
+  /** Why a send that did not go is back in Drafts (contract 15's rejectedReason). */
+  async setRejectedReason(id: number, reason: string | null): Promise<void> {
+    await this.db.run(
+      this.db.kysely.updateTable('messages').set({ rejected_reason: reason }).where('id', '=', id),
     );
   }
 

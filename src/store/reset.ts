@@ -13,11 +13,14 @@ export class ResetStore {
 
   /**
    * Every hosted inbox back to empty: mail (sources, attachments, labels, deliveries), threads,
-   * custom folders, their events and webhook deliveries, uid counters from 1; and every user's
+   * custom folders, sends waiting in Outbox, whom it exchanged mail with (approve_new), their
+   * events and webhook deliveries, uid counters from 1; and every user's
    * labels, webhooks, allow and block lists, suppressions and idempotency keys. Users, keys, domains and inboxes stay.
    */
   async mail(): Promise<void> {
     await this.db.transaction(async () => {
+      await this.db.rawRun(`DELETE FROM held_sends WHERE inbox_id IN (${LOCAL})`);
+      await this.db.rawRun(`DELETE FROM correspondents WHERE inbox_id IN (${LOCAL})`);
       await this.db.rawRun(
         `DELETE FROM messages_fts WHERE rowid IN (SELECT id FROM messages WHERE inbox_id IN (${LOCAL}))`,
       );

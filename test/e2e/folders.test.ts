@@ -47,7 +47,7 @@ describe('POST /folders', () => {
       data: { folder: { name: 'Receipts', specialUse: null, total: 0, unread: 0 } },
     });
     const names = [...(await folders()).keys()];
-    expect(names).toEqual(['INBOX', 'Sent', 'Drafts', 'Trash', 'Spam', 'Receipts']);
+    expect(names).toEqual(['INBOX', 'Sent', 'Drafts', 'Trash', 'Spam', 'Outbox', 'Receipts']);
   });
 
   it('a name taken in any case is 409 conflict', async () => {
@@ -144,7 +144,14 @@ describe('DELETE /folders/{name}', () => {
       expect(res.json.error.message).toMatch(/standard folder/);
       expect(res.json.error.details[0].path).toBe('name');
     }
-    expect([...(await folders()).keys()].slice(0, 5)).toEqual(['INBOX', 'Sent', 'Drafts', 'Trash', 'Spam']);
+    expect([...(await folders()).keys()].slice(0, 6)).toEqual([
+      'INBOX',
+      'Sent',
+      'Drafts',
+      'Trash',
+      'Spam',
+      'Outbox',
+    ]);
   });
 
   it('an unknown folder is 404', async () => {

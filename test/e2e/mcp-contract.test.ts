@@ -54,6 +54,8 @@ const EFFECTS: Record<string, Effect> = {
   delete_draft: effect(false, true, true, false),
   create_label: effect(false, false, true, false),
   label_email: effect(false, false, true, false),
+  list_pending: READS,
+  cancel_send: effect(false, false, true, false),
 };
 
 /** The HTTP error with the place it names dropped: a tool has only its arguments to look in. */

@@ -27,6 +27,8 @@ const TOOLS = [
   'create_label',
   'label_email',
   'get_attachment',
+  'list_pending',
+  'cancel_send',
 ];
 
 describe('MCP over Streamable HTTP at /mcp (contract 13)', { timeout: 60_000 }, () => {

@@ -42,7 +42,15 @@ async function deliver(): Promise<number> {
 describe('creating a folder', () => {
   it('makes a custom folder, listed with zero counts after the standard ones', async () => {
     expect(await create('Receipts')).toEqual({ name: 'Receipts', specialUse: null, total: 0, unread: 0 });
-    expect([...(await folders()).keys()]).toEqual(['INBOX', 'Sent', 'Drafts', 'Trash', 'Spam', 'Receipts']);
+    expect([...(await folders()).keys()]).toEqual([
+      'INBOX',
+      'Sent',
+      'Drafts',
+      'Trash',
+      'Spam',
+      'Outbox',
+      'Receipts',
+    ]);
   });
 
   it('refuses a name taken in any case, standard folders included', async () => {
@@ -153,7 +161,7 @@ describe('deleting a folder', () => {
   });
 
   it('refuses to delete a standard folder, saying so', async () => {
-    for (const name of ['INBOX', 'Sent', 'Drafts', 'Trash', 'spam']) {
+    for (const name of ['INBOX', 'Sent', 'Drafts', 'Trash', 'spam', 'outbox']) {
       const refused = await refusal(remove(name));
       expect(refused).toBeInstanceOf(ValidationFailed);
       expect(refused).toMatchObject({
@@ -161,7 +169,14 @@ describe('deleting a folder', () => {
         details: [{ path: 'name' }],
       });
     }
-    expect([...(await folders()).keys()].slice(0, 5)).toEqual(['INBOX', 'Sent', 'Drafts', 'Trash', 'Spam']);
+    expect([...(await folders()).keys()].slice(0, 6)).toEqual([
+      'INBOX',
+      'Sent',
+      'Drafts',
+      'Trash',
+      'Spam',
+      'Outbox',
+    ]);
   });
 
   it('finds no unknown folder', async () => {

@@ -149,15 +149,13 @@ describe('inbox settings and send limits', () => {
     expect(await refusalOf(send(['a@example.com']))).toBeNull();
   });
 
-  it('refuses every send in read_only, and a mode that needs approvals until they exist', async () => {
+  it('refuses every send in read_only, and takes every mode', async () => {
     await settings({ mode: 'read_only' });
     expect((await refusalOf(send(['a@example.com'])))?.code).toBe('forbidden');
-    for (const mode of ['approve_new', 'approve_all'] as const) {
-      const refused = await refusalOf(settings({ mode }));
-      expect(refused?.code).toBe('unprocessable');
-      expect(refused?.message).toContain('approval');
+    for (const mode of ['approve_new', 'approve_all', 'autonomous'] as const) {
+      await settings({ mode });
+      expect((await getInboxSettings(deps, owner(), inbox.address)).mode).toBe(mode);
     }
-    expect((await getInboxSettings(deps, owner(), inbox.address)).mode).toBe('read_only');
   });
 
   it('needs read to see the settings and manage to change them', async () => {

@@ -165,6 +165,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sends waiting for a person to approve them, oldest first (needs read) */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a waiting send: it goes out now (or at its sendAt); never by the key that requested it
+         * @description Lists and limits are checked again as it goes: a refusal is the answer (its own status and code) and the message moves to Drafts with rejectedReason, as if rejected.
+         */
+        post: operations["approveSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a waiting send: it moves to Drafts with rejectedReason; never by the key that requested it */
+        post: operations["rejectSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a scheduled or waiting send: it moves from Outbox back to Drafts (rejectedReason cancelled) */
+        post: operations["cancelSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/emails": {
         parameters: {
             query?: never;
@@ -349,7 +420,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a custom folder; the mail it holds moves to Trash
-         * @description Standard folders (INBOX, Sent, Drafts, Trash, Spam) cannot be deleted (400). The name is trimmed, so a folder named ".." from an older version is reached as `%20..`.
+         * @description Standard folders (INBOX, Sent, Drafts, Trash, Spam, Outbox) cannot be deleted (400). The name is trimmed, so a folder named ".." from an older version is reached as `%20..`.
          */
         delete: operations["deleteFolder"];
         options?: never;
@@ -664,6 +735,74 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "email.pending_approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The email.pending_approval event, as a webhook receives it (signed per Standard Webhooks) and GET /events streams it */
+        post: operations["emailPending_approvalEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The email.approved event, as a webhook receives it (signed per Standard Webhooks) and GET /events streams it */
+        post: operations["emailApprovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The email.rejected event, as a webhook receives it (signed per Standard Webhooks) and GET /events streams it */
+        post: operations["emailRejectedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The email.scheduled event, as a webhook receives it (signed per Standard Webhooks) and GET /events streams it */
+        post: operations["emailScheduledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -746,6 +885,8 @@ export interface components {
                 recipient: string;
                 status: string;
             }[];
+            /** @description only on a send that did not go and came back to Drafts: the reason a person gave, cancelled, expired, or the rule that refused it */
+            rejectedReason?: string;
             /** @description Only when an address list was longer than the 100 entries kept: the whole count of each such list */
             addressTotals?: {
                 to?: number;
@@ -873,6 +1014,107 @@ export interface components {
                 windowMinutes: number;
             };
         };
+        EmailPendingApprovalEvent: {
+            /**
+             * @description also the webhook-id header
+             * @example evt_9f2kq81
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.pending_approval";
+            /** @example 2026-11-21T05:40:00.000Z */
+            created_at: string;
+            /** @description a send waits in Outbox for a person to approve or reject it; email: text and html cut to 64 KB (truncated: true when cut) */
+            data: {
+                /**
+                 * @description the inbox
+                 * @example agent@mailroom.test
+                 */
+                account: string;
+                email: components["schemas"]["Email"];
+                approvalId: string | null;
+                requestedBy: string | null;
+                reason: string;
+            };
+        };
+        EmailApprovedEvent: {
+            /**
+             * @description also the webhook-id header
+             * @example evt_9f2kq81
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.approved";
+            /** @example 2026-11-21T05:40:00.000Z */
+            created_at: string;
+            /** @description a person or a key with approve approved it (email.sent follows when it goes); email: text and html cut to 64 KB (truncated: true when cut) */
+            data: {
+                /**
+                 * @description the inbox
+                 * @example agent@mailroom.test
+                 */
+                account: string;
+                email: components["schemas"]["Email"];
+                approvalId: string | null;
+                decidedBy: string | null;
+            };
+        };
+        EmailRejectedEvent: {
+            /**
+             * @description also the webhook-id header
+             * @example evt_9f2kq81
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.rejected";
+            /** @example 2026-11-21T05:40:00.000Z */
+            created_at: string;
+            /** @description it did not go and is back in Drafts: rejected (the reason given), cancelled, expired, or refused by a rule when it went; email: text and html cut to 64 KB (truncated: true when cut) */
+            data: {
+                /**
+                 * @description the inbox
+                 * @example agent@mailroom.test
+                 */
+                account: string;
+                email: components["schemas"]["Email"];
+                approvalId: string | null;
+                reason: string;
+            };
+        };
+        EmailScheduledEvent: {
+            /**
+             * @description also the webhook-id header
+             * @example evt_9f2kq81
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.scheduled";
+            /** @example 2026-11-21T05:40:00.000Z */
+            created_at: string;
+            /** @description a send waits in Outbox for its time; email: text and html cut to 64 KB (truncated: true when cut) */
+            data: {
+                /**
+                 * @description the inbox
+                 * @example agent@mailroom.test
+                 */
+                account: string;
+                email: components["schemas"]["Email"];
+                approvalId: string | null;
+                sendAt: string;
+            };
+        };
         WebhookTestEvent: {
             /**
              * @description also the webhook-id header
@@ -894,7 +1136,7 @@ export interface components {
                 message: string;
             };
         };
-        MailroomEvent: components["schemas"]["EmailReceivedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["InboxLoopDetectedEvent"] | components["schemas"]["WebhookTestEvent"];
+        MailroomEvent: components["schemas"]["EmailReceivedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["InboxLoopDetectedEvent"] | components["schemas"]["EmailPendingApprovalEvent"] | components["schemas"]["EmailApprovedEvent"] | components["schemas"]["EmailRejectedEvent"] | components["schemas"]["EmailScheduledEvent"] | components["schemas"]["WebhookTestEvent"];
         Account: {
             address: string;
             /** @enum {string} */
@@ -938,7 +1180,7 @@ export interface components {
         };
         InboxSettings: {
             /**
-             * @description autonomous: sends go out; read_only: sends refused (403). approve_new and approve_all come with approvals
+             * @description autonomous: sends go out; approve_new: a send to anyone the inbox never received mail from nor sent mail to waits for approval; approve_all: every send waits; read_only: sends refused (403)
              * @enum {string}
              */
             mode: "autonomous" | "approve_new" | "approve_all" | "read_only";
@@ -1106,11 +1348,21 @@ export interface components {
             savedToSent: boolean;
             /** @description why the copy is not in the remote Sent folder (only when savedToSent is false) */
             savedToSentError?: string;
+            /** @description empty while the send waits in Outbox */
             delivery: {
                 recipient: string;
                 /** @enum {string} */
                 status: "delivered" | "queued" | "deferred" | "failed" | "captured";
             }[];
+            /**
+             * @description only when the send waits in Outbox (answered 202): pending_approval, for a person to decide; scheduled, for sendAt
+             * @enum {string}
+             */
+            status?: "pending_approval" | "scheduled";
+            /** @description with pending_approval: what to approve or reject */
+            approvalId?: string;
+            /** @description when a scheduled send goes */
+            sendAt?: string;
         };
         SendDraft: {
             /**
@@ -1118,6 +1370,12 @@ export interface components {
              * @example agent@mailroom.test
              */
             account?: string;
+            /**
+             * Format: date-time
+             * @description send later: kept in Outbox and sent at this time (in the future, at most 365 days ahead)
+             * @example 2026-12-01T09:00:00Z
+             */
+            sendAt?: string;
         };
         /** @description Give at least one of text, html or attachments. */
         SendEmail: {
@@ -1169,6 +1427,12 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            /**
+             * Format: date-time
+             * @description send later: kept in Outbox and sent at this time (in the future, at most 365 days ahead)
+             * @example 2026-12-01T09:00:00Z
+             */
+            sendAt?: string;
         };
         ReplyResult: components["schemas"]["SendResult"] & {
             inReplyTo: string;
@@ -1205,6 +1469,12 @@ export interface components {
              */
             bcc?: string | string[];
             attachments?: components["schemas"]["AttachmentInput"][];
+            /**
+             * Format: date-time
+             * @description send later: kept in Outbox and sent at this time (in the future, at most 365 days ahead)
+             * @example 2026-12-01T09:00:00Z
+             */
+            sendAt?: string;
         };
         ForwardEmail: {
             /**
@@ -1239,6 +1509,47 @@ export interface components {
             html?: string;
             /** @default true */
             includeAttachments?: boolean;
+            /**
+             * Format: date-time
+             * @description send later: kept in Outbox and sent at this time (in the future, at most 365 days ahead)
+             * @example 2026-12-01T09:00:00Z
+             */
+            sendAt?: string;
+        };
+        Approval: {
+            /**
+             * @description what approve and reject take
+             * @example apr_4Jx0c2s9
+             */
+            id: string;
+            /** @example agent@mailroom.test */
+            account: string;
+            email: components["schemas"]["Email"] & unknown;
+            /** @description the id of the key that sent it; null when a person did */
+            requestedBy: string | null;
+            /** @description why it waits: the mode and, for approve_new, the new recipients */
+            reason: string;
+            /** @description a scheduled send: when it goes once approved */
+            sendAt: string | null;
+            /** @description not decided by then, it goes back to Drafts (expired) */
+            expiresAt: string;
+            created_at: string;
+        };
+        ApprovalDecision: {
+            id: string;
+            account: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            /**
+             * @description sent: it went; scheduled: approved, it goes at sendAt; rejected: it is in Drafts
+             * @enum {string}
+             */
+            status: "sent" | "scheduled" | "rejected";
+            email: components["schemas"]["Email"] & unknown;
+        };
+        RejectApproval: {
+            /** @description why: the Email's rejectedReason in Drafts and the email.rejected event's reason (default rejected) */
+            reason?: string;
         };
         DeleteEmailResult: {
             uid: number;
@@ -1329,7 +1640,7 @@ export interface components {
              */
             url: string;
             /** @description event kinds to deliver */
-            events: ("email.received" | "email.sent" | "email.bounced" | "inbox.loop_detected")[];
+            events: ("email.received" | "email.sent" | "email.bounced" | "inbox.loop_detected" | "email.pending_approval" | "email.approved" | "email.rejected" | "email.scheduled")[];
             /** @description only events of these inboxes; null or absent: all of your inboxes */
             accounts?: string[] | null;
             /** @description also email.received for mail filed into Spam (rspamd, DMARC); absent on create: false */
@@ -1343,7 +1654,7 @@ export interface components {
              */
             url?: string;
             /** @description event kinds to deliver */
-            events?: ("email.received" | "email.sent" | "email.bounced" | "inbox.loop_detected")[];
+            events?: ("email.received" | "email.sent" | "email.bounced" | "inbox.loop_detected" | "email.pending_approval" | "email.approved" | "email.rejected" | "email.scheduled")[];
             /** @description only events of these inboxes; null or absent: all of your inboxes */
             accounts?: string[] | null;
             /** @description also email.received for mail filed into Spam (rspamd, DMARC); absent on create: false */
@@ -1756,18 +2067,6 @@ export interface operations {
             };
             /** @description The request body is not sent as application/json */
             415: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A mode this server cannot apply yet (approve_new, approve_all) */
-            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2447,6 +2746,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not sent yet: kept in Outbox, waiting for approval (status pending_approval, approvalId) or for its sendAt (status scheduled) */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SendResult"];
+                    };
+                };
+            };
             /** @description Validation error or invalid JSON */
             400: {
                 headers: {
@@ -2611,6 +2926,22 @@ export interface operations {
         responses: {
             /** @description The sent email */
             200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SendResult"];
+                    };
+                };
+            };
+            /** @description Not sent yet: kept in Outbox, waiting for approval (status pending_approval, approvalId) or for its sendAt (status scheduled) */
+            202: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2810,6 +3141,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not sent yet: kept in Outbox, waiting for approval (status pending_approval, approvalId) or for its sendAt (status scheduled) */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ReplyResult"];
+                    };
+                };
+            };
             /** @description Validation error or invalid JSON */
             400: {
                 headers: {
@@ -2995,6 +3342,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not sent yet: kept in Outbox, waiting for approval (status pending_approval, approvalId) or for its sendAt (status scheduled) */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ReplyResult"];
+                    };
+                };
+            };
             /** @description Validation error or invalid JSON */
             400: {
                 headers: {
@@ -3116,6 +3479,591 @@ export interface operations {
             };
             /** @description The IMAP or SMTP server refused or failed; nothing was changed */
             502: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description one inbox; absent: every inbox the key reaches */
+                account?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waiting sends, each with the whole message */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            approvals: components["schemas"]["Approval"][];
+                        };
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Decided: sent (Sent), approved for its sendAt (Outbox), or rejected (Drafts) */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalDecision"];
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks approve, does not reach the inbox, or requested this send itself */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already decided (approved, rejected, cancelled, expired or sent) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not sent as application/json */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A send limit (rate_limited, naming perHour or perDay) or the loop guard (loop_detected) refused it: retry after Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The IMAP or SMTP server refused or failed; nothing was changed */
+            502: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RejectApproval"];
+            };
+        };
+        responses: {
+            /** @description Decided: sent (Sent), approved for its sendAt (Outbox), or rejected (Drafts) */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalDecision"];
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks approve, does not reach the inbox, or requested this send itself */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already decided (approved, rejected, cancelled, expired or sent) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not sent as application/json */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelSend: {
+        parameters: {
+            query: {
+                /** @description the inbox address */
+                account: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message, now in Drafts */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            email: components["schemas"]["Email"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description It was decided, sent or cancelled meanwhile */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not sent as application/json */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7696,6 +8644,94 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InboxLoopDetectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges it; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    emailPending_approvalEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailPendingApprovalEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges it; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    emailApprovedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges it; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    emailRejectedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges it; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    emailScheduledEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailScheduledEvent"];
             };
         };
         responses: {

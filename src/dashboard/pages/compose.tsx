@@ -10,7 +10,14 @@ import type { AttachmentInput } from '../../mailbox/sending/outgoing-input.js';
 import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.js';
 import { sendEmail } from '../../mailbox/sending/send.js';
 import { sendRefusalWords } from './inbox-settings.js';
-import { CreateDraftBody, ForwardBody, ReplyBody, SendBody, UpdateDraftBody } from '../../contract/send.js';
+import {
+  CreateDraftBody,
+  ForwardBody,
+  ReplyBody,
+  SendBody,
+  SendDraftBody,
+  UpdateDraftBody,
+} from '../../contract/send.js';
 import { parseWithContract } from '../../contract/validation-messages.js';
 import { Csrf, problemOf, renderPage, when } from '../render.js';
 import type { DashContext } from '../session.js';
@@ -141,6 +148,13 @@ async function composePage(c: DashContext, session: Session, state: ComposeState
             </span>
           </label>
         )}
+        <label>
+          Send later <span class="muted">(optional, UTC)</span>
+          <input type="datetime-local" name="sendAt" value={v.sendAt ?? ''} aria-describedby="send-at-help" />
+          <span class="help" id="send-at-help">
+            Empty: it goes when you press Send. A time: it waits in Outbox until then (at most a year ahead).
+          </span>
+        </label>
         <div class="toolbar">
           <button type="submit" name="intent" value="send" class="primary">
             Send
@@ -210,6 +224,21 @@ export function registerCompose(app: Hono<AppEnv>): void {
       // The form's one-time token: a second press of Send (or a resent form) sends nothing twice.
       const once = { idempotencyKey: `dashboard-${form.once ?? crypto.randomUUID()}` };
       const text = form.text ?? '';
+      const later = sendAtOf(form.sendAt);
+      // Where the person lands: Sent, or Outbox when the send waits (for a person, or for its time).
+      const landing = (result: { status?: string }) =>
+        c.redirect(
+          `/mail${q(
+            result.status
+              ? {
+                  account,
+                  folder: 'Outbox',
+                  done: result.status === 'scheduled' ? 'scheduled' : 'pending-approval',
+                }
+              : { account, folder: 'Sent', done: 'sent' },
+          )}`,
+          303,
+        );
       try {
         const files = await attachmentsOf(await formFiles(c, 'attachments'));
         // Only files chosen now: a draft's earlier attachments stay unless new ones replace them.
@@ -223,8 +252,9 @@ export function registerCompose(app: Hono<AppEnv>): void {
               to: list(form.to),
               cc: list(form.cc),
               text,
+              ...later,
             });
-            await forwardEmail(deps, caller, source, input, once);
+            return landing(await forwardEmail(deps, caller, source, input, once));
           } else {
             const replyAll = mode === 'reply-all';
             const input = parseWithContract(ReplyBody, {
@@ -233,10 +263,10 @@ export function registerCompose(app: Hono<AppEnv>): void {
               replyAll,
               cc: list(form.cc),
               ...attach,
+              ...later,
             });
-            await replyToEmail(deps, caller, source, input, once);
+            return landing(await replyToEmail(deps, caller, source, input, once));
           }
-          return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
         }
         const fields = {
           to: list(form.to),
@@ -259,11 +289,19 @@ export function registerCompose(app: Hono<AppEnv>): void {
         }
         if (draft) {
           await updateDraft(deps, caller, account, draft, draftFields());
-          await sendDraft(deps, caller, account, draft, once);
-        } else {
-          await sendEmail(deps, caller, parseWithContract(SendBody, { from: account, ...fields }), once);
+          const { sendAt } = parseWithContract(SendDraftBody, { account, ...later });
+          return landing(
+            await sendDraft(deps, caller, account, draft, { ...once, ...(sendAt ? { sendAt } : {}) }),
+          );
         }
-        return c.redirect(`/mail${q({ account, folder: 'Sent', done: 'sent' })}`, 303);
+        return landing(
+          await sendEmail(
+            deps,
+            caller,
+            parseWithContract(SendBody, { from: account, ...fields, ...later }),
+            once,
+          ),
+        );
       } catch (error) {
         const problem = problemOf(error);
         const status = problem.status;
@@ -283,6 +321,17 @@ export function registerCompose(app: Hono<AppEnv>): void {
       }
     }),
   );
+}
+
+/**
+ * The form's "send later" as the API's sendAt: a datetime-local field has no zone, and the page
+ * says it is UTC. Anything else is handed on as typed, for the API's schema to refuse in its words.
+ */
+function sendAtOf(value: string | undefined): { sendAt?: string } {
+  const typed = value?.trim();
+  if (!typed) return {};
+  const at = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(typed) ? new Date(`${typed}Z`) : null;
+  return { sendAt: at && !Number.isNaN(at.getTime()) ? at.toISOString() : typed };
 }
 
 /** Uploaded files as the API's attachments (base64 content, the browser's media type if any). */

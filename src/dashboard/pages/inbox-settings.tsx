@@ -10,11 +10,11 @@ import { Csrf, noticeOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formPost, signedIn } from '../session.js';
 
-const MODES: { value: InboxSettingsView['mode']; label: string; later?: boolean }[] = [
+const MODES: { value: InboxSettingsView['mode']; label: string }[] = [
   { value: 'autonomous', label: 'Autonomous: sends go out' },
+  { value: 'approve_new', label: 'Approve new recipients: a send to anyone new waits for you (Approvals)' },
+  { value: 'approve_all', label: 'Approve every send: each waits for you (Approvals)' },
   { value: 'read_only', label: 'Read only: receives mail, sends none' },
-  { value: 'approve_new', label: 'Approve new recipients (comes with approvals)', later: true },
-  { value: 'approve_all', label: 'Approve every send (comes with approvals)', later: true },
 ];
 
 /** "12 of 500", or "12 (no limit)". */
@@ -75,7 +75,7 @@ async function settingsPage(
             Mode
             <select name="mode">
               {MODES.map((m) => (
-                <option value={m.value} selected={settings.mode === m.value} disabled={m.later ?? false}>
+                <option value={m.value} selected={settings.mode === m.value}>
                   {m.label}
                 </option>
               ))}

@@ -4,6 +4,7 @@ import type { EventFeed } from '../../mailbox/events/event-stream.js';
 import { openEventFeed } from '../../mailbox/events/event-stream.js';
 import type { MailboxDeps } from '../../mailbox/deps.js';
 import { applyLabels, removeLabel } from '../../mailbox/organising/labels.js';
+import { cancelSend } from '../../mailbox/approvals/approvals.js';
 import type { EmailAction } from '../../mailbox/organising/organise.js';
 import { EMAIL_ACTIONS, deleteEmail, updateEmail } from '../../mailbox/organising/organise.js';
 import { ValidationFailed } from '../../mailbox/errors.js';
@@ -70,6 +71,19 @@ export function registerMailActions(app: Hono<AppEnv>, streamFeed: StreamFeed): 
         return refused(c, error, session);
       }
       return c.redirect(`/mail${q({ account, folder: form.from, done: 'deleted' })}`, 303);
+    }),
+  );
+
+  app.post(
+    '/mail/message/cancel',
+    signedIn(async (c, session) => {
+      const { account, uid } = await refOf(c);
+      try {
+        await cancelSend(c.var.deps, session.caller, account, uid);
+      } catch (error) {
+        return refused(c, error, session);
+      }
+      return c.redirect(`/mail${q({ account, folder: 'Drafts', done: 'send-cancelled' })}`, 303);
     }),
   );
 

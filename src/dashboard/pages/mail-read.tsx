@@ -102,31 +102,52 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
         ) : null}
         {unread ? action('read', 'Mark read') : action('unread', 'Mark unread')}
         {flagged ? action('unflag', 'Unflag') : action('flag', 'Flag')}
-        <form method="post" action="/mail/message/update" class="move">
-          <Csrf session={session} />
-          <input type="hidden" name="account" value={account} />
-          <input type="hidden" name="uid" value={String(email.uid)} />
-          <input type="hidden" name="action" value="move" />
-          <label>
-            <span class="visually-hidden">Move to folder</span>
-            <select name="folder">
-              {folders
-                .filter((f) => f.name !== email.folder && f.specialUse !== '\\Drafts')
-                .map((f) => (
-                  <option value={f.name}>{f.name}</option>
-                ))}
-            </select>
-          </label>
-          <button type="submit">Move</button>
-        </form>
-        <PostButton
-          session={session}
-          action="/mail/message/delete"
-          fields={{ from: email.folder, account, uid: String(email.uid) }}
-          label={email.folder === 'Trash' ? 'Delete for good' : 'Delete'}
-          danger
-        />
+        {email.folder === 'Outbox' ? (
+          // A waiting send leaves Outbox by going, by a decision, or by this (never moved or deleted).
+          <PostButton
+            session={session}
+            action="/mail/message/cancel"
+            fields={{ account, uid: String(email.uid) }}
+            label="Cancel send"
+            danger
+          />
+        ) : (
+          <>
+            <form method="post" action="/mail/message/update" class="move">
+              <Csrf session={session} />
+              <input type="hidden" name="account" value={account} />
+              <input type="hidden" name="uid" value={String(email.uid)} />
+              <input type="hidden" name="action" value="move" />
+              <label>
+                <span class="visually-hidden">Move to folder</span>
+                <select name="folder">
+                  {folders
+                    .filter(
+                      (f) =>
+                        f.name !== email.folder && f.specialUse !== '\\Drafts' && f.specialUse !== '\\Outbox',
+                    )
+                    .map((f) => (
+                      <option value={f.name}>{f.name}</option>
+                    ))}
+                </select>
+              </label>
+              <button type="submit">Move</button>
+            </form>
+            <PostButton
+              session={session}
+              action="/mail/message/delete"
+              fields={{ from: email.folder, account, uid: String(email.uid) }}
+              label={email.folder === 'Trash' ? 'Delete for good' : 'Delete'}
+              danger
+            />
+          </>
+        )}
       </div>
+      {email.rejectedReason ? (
+        <p class="notice" data-testid="rejected-reason">
+          Not sent, back in Drafts: {email.rejectedReason}
+        </p>
+      ) : null}
       <dl class="headers">
         <dt>From</dt>
         <dd>{email.fromName ? `${email.fromName} <${email.from}>` : email.from}</dd>

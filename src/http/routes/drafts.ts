@@ -16,7 +16,14 @@ import {
   UpdateDraftBody,
 } from '../../contract/send.js';
 import { sendingErrors } from './send.js';
-import { commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
+import {
+  commonErrors,
+  jsonBody,
+  okResponse,
+  remoteErrors,
+  sendResponses,
+  sendStatus,
+} from '../route-docs.js';
 
 // Paths under /emails/drafts have a literal second segment that no /emails/{id}/... route of
 // another method shares; {uid} only matches digits, so /emails/drafts never reads as an email id.
@@ -70,7 +77,7 @@ const send = createRoute({
     ...jsonBody(SendDraftBody),
   },
   responses: {
-    ...okResponse(envelope(SendResult), 'The sent email, as a send answers'),
+    ...sendResponses(envelope(SendResult), 'The sent email, as a send answers'),
     ...commonErrors,
     ...sendingErrors,
   },
@@ -106,7 +113,12 @@ export function registerDraftRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(send, async (c) => {
     const { uid } = c.req.valid('param');
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    return ok(c, await sendDraft(c.var.deps, c.var.caller, c.var.account, uid, { idempotencyKey }));
+    const { sendAt } = c.req.valid('json');
+    const result = await sendDraft(c.var.deps, c.var.caller, c.var.account, uid, {
+      idempotencyKey,
+      ...(sendAt ? { sendAt } : {}),
+    });
+    return ok(c, result, sendStatus(result));
   });
 
   app.openapi(remove, async (c) => {

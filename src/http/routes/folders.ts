@@ -55,7 +55,7 @@ const remove = createRoute({
   tags: ['Folders'],
   summary: 'Delete a custom folder; the mail it holds moves to Trash',
   description:
-    'Standard folders (INBOX, Sent, Drafts, Trash, Spam) cannot be deleted (400). The name is ' +
+    'Standard folders (INBOX, Sent, Drafts, Trash, Spam, Outbox) cannot be deleted (400). The name is ' +
     'trimmed, so a folder named ".." from an older version is reached as `%20..`.',
   ...needs('organise'),
   request: { params: FolderNameParam, query: AccountQuery },

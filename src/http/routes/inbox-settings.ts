@@ -3,9 +3,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { getInboxSettings, updateInboxSettings } from '../../mailbox/limits/inbox-settings.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { ErrorResponse, envelope } from '../../contract/common.js';
+import { envelope } from '../../contract/common.js';
 import { InboxSettings, SettingsParams, UpdateInboxSettingsBody } from '../../contract/settings.js';
-import { commonErrors, json, jsonBody } from '../route-docs.js';
+import { commonErrors, jsonBody } from '../route-docs.js';
 import { needs } from '../route-permission.js';
 
 const tags = ['Accounts'];
@@ -36,14 +36,7 @@ const update = createRoute({
   ...needs('manage'),
   summary: "Change an inbox's mode, pause, or send limits (needs manage)",
   request: { params: SettingsParams, ...jsonBody(UpdateInboxSettingsBody) },
-  responses: {
-    ...settingsResponse,
-    ...commonErrors,
-    422: {
-      description: 'A mode this server cannot apply yet (approve_new, approve_all)',
-      content: json(ErrorResponse),
-    },
-  },
+  responses: { ...settingsResponse, ...commonErrors },
 });
 
 export function registerInboxSettingsRoutes(app: OpenAPIHono<AppEnv>) {

@@ -15,7 +15,7 @@ import {
   SendResult,
   SourceQuery,
 } from '../../contract/send.js';
-import { commonErrors, jsonBody, okResponse, remoteErrors } from '../route-docs.js';
+import { commonErrors, jsonBody, remoteErrors, sendResponses, sendStatus } from '../route-docs.js';
 
 const error = (description: string) => ({
   description,
@@ -47,7 +47,7 @@ const send = createRoute({
   ...needs('send'),
   request: { headers: IdempotencyHeader, ...jsonBody(SendBody) },
   responses: {
-    ...okResponse(envelope(SendResult), 'The sent email'),
+    ...sendResponses(envelope(SendResult), 'The sent email'),
     ...commonErrors,
     ...sendingErrors,
   },
@@ -63,7 +63,7 @@ const reply = createRoute({
   ...needs('send'),
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ReplyBody) },
   responses: {
-    ...okResponse(envelope(ReplyResult), 'The reply as sent'),
+    ...sendResponses(envelope(ReplyResult), 'The reply as sent'),
     ...commonErrors,
     ...sendingErrors,
   },
@@ -78,7 +78,7 @@ const forward = createRoute({
   ...needs('send'),
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ForwardBody) },
   responses: {
-    ...okResponse(envelope(ReplyResult), 'The forward as sent'),
+    ...sendResponses(envelope(ReplyResult), 'The forward as sent'),
     ...commonErrors,
     ...sendingErrors,
   },
@@ -87,7 +87,8 @@ const forward = createRoute({
 export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(send, async (c) => {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
-    return ok(c, await sendEmail(c.var.deps, c.var.caller, c.req.valid('json'), { idempotencyKey }));
+    const result = await sendEmail(c.var.deps, c.var.caller, c.req.valid('json'), { idempotencyKey });
+    return ok(c, result, sendStatus(result));
   });
 
   app.openapi(reply, async (c) => {
@@ -95,7 +96,8 @@ export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
     const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
     const { account: _, ...body } = c.req.valid('json');
-    return ok(c, await replyToEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey }));
+    const result = await replyToEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey });
+    return ok(c, result, sendStatus(result));
   });
 
   app.openapi(forward, async (c) => {
@@ -103,6 +105,7 @@ export function registerSendRoutes(app: OpenAPIHono<AppEnv>) {
     const idempotencyKey = c.req.valid('header')['idempotency-key'];
     const source = { ...c.req.valid('query'), account: c.var.account, uid: id };
     const { account: _, ...body } = c.req.valid('json');
-    return ok(c, await forwardEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey }));
+    const result = await forwardEmail(c.var.deps, c.var.caller, source, body, { idempotencyKey });
+    return ok(c, result, sendStatus(result));
   });
 }

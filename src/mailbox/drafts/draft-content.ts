@@ -123,3 +123,21 @@ async function threadingFrom(deps: MailboxDeps, inbox: InboxRow, uid: number) {
   });
   return { inReplyTo: plan.inReplyTo, references: plan.references, subject: plan.subject };
 }
+
+/** What the composer needs from a draft's state, for saving it and for sending it alike. */
+export function composeInputOf(deps: MailboxDeps, inbox: InboxRow, state: DraftState) {
+  return {
+    from: { address: inbox.address, name: state.fromName || inbox.display_name },
+    to: state.to.entries,
+    cc: state.cc.entries,
+    bcc: state.bcc.entries,
+    subject: state.subject,
+    ...(state.text !== undefined ? { text: state.text } : {}),
+    ...(state.html !== undefined ? { html: state.html } : {}),
+    attachments: state.attachments,
+    inReplyTo: state.inReplyTo,
+    references: state.references,
+    messageIdDomain: inbox.address.split('@')[1] ?? deps.config.domain,
+    ...(state.messageId ? { messageId: state.messageId } : {}),
+  };
+}

@@ -7,7 +7,7 @@ import { requireInbox, requireMessage } from '../access.js';
 import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
 import type { DraftFields, DraftState } from './draft-content.js';
-import { EMPTY_DRAFT, mergeDraft, stateOf } from './draft-content.js';
+import { EMPTY_DRAFT, composeInputOf, mergeDraft, stateOf } from './draft-content.js';
 import type { z } from '@hono/zod-openapi';
 import type { Draft } from '../../contract/send.js';
 import type { UnextractedEmailView } from '../reading/email-view.js';
@@ -15,7 +15,12 @@ import { NotFound, TooLarge, ValidationFailed } from '../errors.js';
 import { fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import { idempotencyGuard, withIdempotency } from '../sending/idempotency.js';
 import { dispatch } from '../sending/outgoing.js';
-import { InputProblems, checkRecipientCount, distinctAddresses } from '../sending/outgoing-input.js';
+import {
+  InputProblems,
+  checkRecipientCount,
+  distinctAddresses,
+  readSendAt,
+} from '../sending/outgoing-input.js';
 import type { SendOptions, SendResult } from '../sending/send.js';
 import { sendResultOf } from '../sending/send.js';
 
@@ -41,24 +46,6 @@ function draftViewOf(view: UnextractedEmailView): DraftView {
     references: view.references,
     date: view.date,
     flags: view.flags,
-  };
-}
-
-/** What the composer needs from a draft's state, for saving it and for sending it alike. */
-function composeInputOf(deps: MailboxDeps, inbox: InboxRow, state: DraftState) {
-  return {
-    from: { address: inbox.address, name: state.fromName || inbox.display_name },
-    to: state.to.entries,
-    cc: state.cc.entries,
-    bcc: state.bcc.entries,
-    subject: state.subject,
-    ...(state.text !== undefined ? { text: state.text } : {}),
-    ...(state.html !== undefined ? { html: state.html } : {}),
-    attachments: state.attachments,
-    inReplyTo: state.inReplyTo,
-    references: state.references,
-    messageIdDomain: inbox.address.split('@')[1] ?? deps.config.domain,
-    ...(state.messageId ? { messageId: state.messageId } : {}),
   };
 }
 
@@ -152,9 +139,13 @@ export async function sendDraft(
   caller: Caller,
   account: string,
   uid: number,
-  options: SendOptions = {},
+  options: SendOptions & { sendAt?: string } = {},
 ): Promise<SendResult> {
-  const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'draft-send', { account, uid });
+  const guard = idempotencyGuard(caller.userId, options.idempotencyKey, 'draft-send', {
+    account,
+    uid,
+    ...(options.sendAt ? { sendAt: options.sendAt } : {}),
+  });
   // Reach before a replay: the key is the user's, and another of their keys may reach less.
   const inbox = await requireInbox(deps, caller, account);
   return withIdempotency(deps, guard, async () => {
@@ -163,6 +154,7 @@ export async function sendDraft(
     if (count === 0) throw ValidationFailed.field('to', 'the draft has no recipient yet');
     const problems = new InputProblems();
     checkRecipientCount(count, deps.config.maxRecipients, problems);
+    const sendAt = readSendAt(options.sendAt, problems);
     problems.throwIfAny();
     return dispatch(
       deps,
@@ -170,6 +162,8 @@ export async function sendDraft(
         inbox,
         bcc: state.bcc.addresses,
         draft: row,
+        requestedBy: caller.keyId,
+        ...(sendAt ? { sendAt } : {}),
         compose: composeInputOf(deps, inbox, state),
       },
       guard,

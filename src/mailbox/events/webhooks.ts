@@ -16,7 +16,16 @@ import type { MailboxDeps } from '../deps.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 
 /** The event kinds a webhook can subscribe to (contract 7). */
-export const EVENT_KINDS = ['email.received', 'email.sent', 'email.bounced', 'inbox.loop_detected'] as const;
+export const EVENT_KINDS = [
+  'email.received',
+  'email.sent',
+  'email.bounced',
+  'inbox.loop_detected',
+  'email.pending_approval',
+  'email.approved',
+  'email.rejected',
+  'email.scheduled',
+] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 export type WebhookView = z.infer<typeof Webhook>;

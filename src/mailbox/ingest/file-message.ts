@@ -110,6 +110,7 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
     address_totals: parsed.addressTotals ? JSON.stringify(parsed.addressTotals) : null,
     spam: input.spamCheck ? JSON.stringify(input.spamCheck) : null,
     auto_reply: input.autoReply ? 1 : 0,
+    rejected_reason: null,
     // What a list page shows of the text, worked out once here instead of on every page.
     ...listColumnsOf(parsed.text),
     screening: storedScreening(parsed, input.authResults, input.spamCheck),
@@ -123,8 +124,29 @@ export async function fileMessage(store: Store, input: FileInput): Promise<Messa
   );
   // A thread made for this message already has its uid and date as the last.
   if (!newThread) await store.threads.touch(threadId, uid, date);
+  await store.correspondents.add(
+    inbox.id,
+    correspondentsOf(input.folder, row.from_address, [...to, ...cc, ...bcc]),
+  );
   // The row as stored, without reading it back; a test compares it with the database's copy.
   return { ...row, id, source_id: sourceId };
+}
+
+/**
+ * Whom filing a message into `folder` shows the inbox exchanged mail with (contract 15,
+ * approve_new): the recipients of what it sent, the sender of what it received outside Spam.
+ */
+export function correspondentsOf(folder: FolderRow, from: string, recipients: string[]): string[] {
+  switch (folder.special_use) {
+    case '\\Sent':
+      return recipients;
+    case '\\Junk':
+    case '\\Drafts':
+    case '\\Outbox':
+      return [];
+    default:
+      return from ? [from] : [];
+  }
 }
 
 /**

@@ -4,7 +4,6 @@ import { requireInbox } from '../access.js';
 import type { Caller } from '../caller.js';
 import { requirePermission } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
-import { Unprocessable } from '../errors.js';
 
 export const HOUR_MS = 60 * 60 * 1000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -27,10 +26,7 @@ export async function getInboxSettings(
   return settingsOf(deps, await requireInbox(deps, caller, account));
 }
 
-/**
- * `PATCH /accounts/{address}/settings` (needs `manage`). A mode that asks for approval is refused
- * until approvals exist (issue 29): accepting it would let every send go out unasked.
- */
+/** `PATCH /accounts/{address}/settings` (needs `manage`). */
 export async function updateInboxSettings(
   deps: MailboxDeps,
   caller: Caller,
@@ -39,12 +35,6 @@ export async function updateInboxSettings(
 ): Promise<InboxSettingsView> {
   requirePermission(caller, 'manage');
   const inbox = await requireInbox(deps, caller, account);
-  if (changes.mode === 'approve_new' || changes.mode === 'approve_all') {
-    throw new Unprocessable(
-      `mode ${changes.mode} needs sends to wait for approval, which this server does not do yet; ` +
-        'use autonomous, or read_only to refuse every send',
-    );
-  }
   const patch: InboxSettingsPatch = {};
   if (changes.mode !== undefined) patch.send_mode = changes.mode;
   if (changes.paused !== undefined) patch.paused = changes.paused ? 1 : 0;

@@ -2,7 +2,7 @@ import { nodeIdOf } from '../../config.js';
 import type { AdminNodeView } from '../../contract/admin.js';
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
-import { everyInterval } from '../../worker.js';
+import { intervalWorker } from '../../worker.js';
 import type { MailboxDeps } from '../deps.js';
 
 /** How often each node writes its heartbeat. */
@@ -54,7 +54,7 @@ export function createHeartbeat(
   const id = nodeIdOf(deps.config);
   const startedAt = new Date().toISOString();
   let lastBeat = 0;
-  const beats = everyInterval(
+  const beats = intervalWorker(
     'heartbeat',
     timing.beatMs,
     async () => {

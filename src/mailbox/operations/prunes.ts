@@ -1,5 +1,5 @@
 import type { Worker } from '../../worker.js';
-import { everyInterval } from '../../worker.js';
+import { intervalWorker } from '../../worker.js';
 import type { MailboxDeps } from '../deps.js';
 import { pruneIdempotencyKeys } from '../sending/idempotency.js';
 import { API_RATE_WINDOW_MS } from '../limits/api-rate.js';
@@ -23,7 +23,7 @@ export function createPrunes(
     });
   }
 
-  const worker = everyInterval('prunes', intervalMs, pruneOnce, (err) =>
+  const worker = intervalWorker('prunes', intervalMs, pruneOnce, (err) =>
     deps.log.error({ err }, 'prune failed'),
   );
   return { ...worker, pruneOnce };

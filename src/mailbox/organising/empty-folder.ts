@@ -6,7 +6,7 @@ import type { MessageRow } from '../../store/messages.js';
 import { requireFolder, requireInbox } from '../access.js';
 import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
-import { isDrafts, isTrash, trashOf } from './organise.js';
+import { isDrafts, isTrash, refuseOutbox, trashOf } from './organise.js';
 
 export type EmptiedFolder = z.infer<typeof EmptyFolderResult>;
 
@@ -28,6 +28,7 @@ export async function emptyFolder(
   const inbox = await requireInbox(deps, caller, where.account);
   const remote = remoteOf(deps, inbox);
   const folder = await requireFolder(deps, inbox, where.folder);
+  refuseOutbox(folder, 'emptied');
   const forGood = !!options.permanent || isTrash(folder) || isDrafts(folder);
   const { store } = deps;
   const removeAll = (messages: Listed[]) =>

@@ -9,7 +9,8 @@ import { requireFolder, requireInbox, requireMessage } from '../access.js';
 import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
 import type { EmailView } from '../reading/email-view.js';
-import { NotFound, ValidationFailed } from '../errors.js';
+import { NotFound, Unprocessable, ValidationFailed } from '../errors.js';
+import { correspondentsOf } from '../ingest/file-message.js';
 import { viewsOf } from '../reading/read.js';
 import { lockMessage } from './message-lock.js';
 
@@ -27,6 +28,15 @@ export interface EmailRef {
 
 export const isTrash = (folder: FolderRow) => folder.special_use === '\\Trash';
 export const isDrafts = (folder: FolderRow) => folder.special_use === '\\Drafts';
+export const isOutbox = (folder: FolderRow) => folder.special_use === '\\Outbox';
+
+/** Outbox holds sends that wait (contract 15): they leave it only by going, or by a decision or a cancel. */
+export function refuseOutbox(folder: FolderRow, doing: string): void {
+  if (!isOutbox(folder)) return;
+  throw new Unprocessable(
+    `a send waiting in Outbox cannot be ${doing}: cancel it (POST /api/v1/emails/{uid}/cancel) to bring it back to Drafts`,
+  );
+}
 
 /** The Trash of an inbox, by its special-use role so a renamed IMAP Trash is found too. */
 export async function trashOf(deps: MailboxDeps, inbox: InboxRow): Promise<FolderRow> {
@@ -41,6 +51,10 @@ export async function trashOf(deps: MailboxDeps, inbox: InboxRow): Promise<Folde
 export async function moveMessage(deps: MailboxDeps, message: MessageRow, to: FolderRow): Promise<void> {
   if (message.folder_id === to.id) return;
   await deps.store.messages.moveTo(message.id, to.id, isTrash(to) ? nowIso() : null);
+  // Taken out of Spam, it was received after all (approve_new's correspondents, contract 15).
+  if ((await deps.store.folders.get(message.folder_id))?.special_use === '\\Junk') {
+    await deps.store.correspondents.add(message.inbox_id, correspondentsOf(to, message.from_address, []));
+  }
 }
 
 const FLAG_OF = { read: '\\Seen', unread: '\\Seen', flag: '\\Flagged', unflag: '\\Flagged' } as const;
@@ -60,6 +74,12 @@ export async function updateEmail(
     if (change.folder === undefined)
       throw ValidationFailed.field('folder', 'folder is required with action move');
     const to = await requireFolder(deps, inbox, change.folder);
+    if (to.id !== folder.id && (isOutbox(to) || isOutbox(folder))) {
+      throw ValidationFailed.field(
+        'folder',
+        'nothing is moved in or out of Outbox: a waiting send leaves it when it goes, is decided, or is cancelled (POST /api/v1/emails/{uid}/cancel)',
+      );
+    }
     if (to.id !== folder.id && (isDrafts(to) || isDrafts(folder))) {
       throw ValidationFailed.field(
         'folder',
@@ -143,11 +163,13 @@ export async function deleteEmail(
   if (!remote) {
     return deps.store.db.transaction(async () => {
       const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
+      refuseOutbox(folder, 'deleted');
       return apply(message, folder);
     });
   }
   return remote.exclusive(async () => {
     const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
+    refuseOutbox(folder, 'deleted');
     const remoteUid = remoteUidOf(message);
     requireRemoteFolder(folder);
     if (forGood(folder)) {

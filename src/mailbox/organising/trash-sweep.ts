@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Worker } from '../../worker.js';
-import { everyInterval } from '../../worker.js';
+import { intervalWorker } from '../../worker.js';
 import { nowIso } from '../../store/ids.js';
 import type { MailboxDeps } from '../deps.js';
 import { runJobOnce } from '../operations/jobs.js';
@@ -28,7 +28,7 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
   const intervalMs = options.intervalMs ?? 60 * 60 * 1000;
   const batchSize = options.batchSize ?? 500;
   const now = options.now ?? (() => new Date());
-  let stopped = false;
+  let stopped = () => false;
 
   async function sweepOnce(): Promise<number> {
     return (await runJobOnce(deps, 'trash-sweep', intervalMs, sweep)) ?? 0;
@@ -37,7 +37,7 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
   async function sweep(): Promise<number> {
     const cutoff = nowIso(new Date(now().getTime() - deps.config.trashDays * DAY_MS));
     let deleted = 0;
-    while (!stopped) {
+    while (!stopped()) {
       const ids = await deps.store.messages.trashedBefore(cutoff, batchSize);
       if (ids.length === 0) break;
       await deps.store.db.transaction(async () => {
@@ -50,19 +50,14 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
     return deleted;
   }
 
-  const worker = everyInterval('trash-sweep', intervalMs, sweepOnce, (err) =>
-    deps.log.error({ err }, 'trash sweep failed'),
+  const worker = intervalWorker(
+    'trash-sweep',
+    intervalMs,
+    (isStopped) => {
+      stopped = isStopped;
+      return sweepOnce();
+    },
+    (err) => deps.log.error({ err }, 'trash sweep failed'),
   );
-  return {
-    ...worker,
-    sweepOnce,
-    start() {
-      stopped = false;
-      worker.start();
-    },
-    async stop() {
-      stopped = true;
-      await worker.stop();
-    },
-  };
+  return { ...worker, sweepOnce };
 }

@@ -92,6 +92,7 @@ export function toUnextractedView(row: MessageRow | MessageWithBody, ctx: ViewCo
   };
   if (ctx.sentByAccount) view.bcc = JSON.parse(row.bcc_addrs) as string[];
   if (row.delivery) view.delivery = JSON.parse(row.delivery) as DeliveryView[];
+  if (row.rejected_reason) view.rejectedReason = row.rejected_reason;
   if (row.address_totals) view.addressTotals = JSON.parse(row.address_totals) as EmailView['addressTotals'];
   if (whole) view.html = row.html;
   else if (text.length > LIST_TEXT_LIMIT) {

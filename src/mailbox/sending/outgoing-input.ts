@@ -168,6 +168,29 @@ export function readExtraHeaders(
   return headers;
 }
 
+const MAX_SEND_AT_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** `sendAt` of a send (contract 15): a time in the future, at most 365 days ahead. */
+export function readSendAt(
+  value: string | undefined,
+  problems: InputProblems,
+  now = Date.now(),
+): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime()))
+    problems.add('sendAt', `${JSON.stringify(value)} is not an ISO 8601 date and time`);
+  else if (at.getTime() <= now) {
+    problems.add(
+      'sendAt',
+      `${value} is not in the future (now is ${new Date(now).toISOString()}); leave sendAt out to send now`,
+    );
+  } else if (at.getTime() - now > MAX_SEND_AT_MS) {
+    problems.add('sendAt', `${value} is more than 365 days ahead`);
+  }
+  return at;
+}
+
 /** The `from` of a send: one address, maybe with a display name. */
 export function readFrom(value: string): { address: string; name: string } {
   const parsed = /[\r\n\0]/.test(value) ? [] : parseAddressList(value);

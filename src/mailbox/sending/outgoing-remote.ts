@@ -6,7 +6,7 @@ import type { FolderRow } from '../../store/folders.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { RemoteMailbox } from '../remote.js';
 import type { MailboxDeps } from '../deps.js';
-import { NotFound } from '../errors.js';
+import { Conflict, NotFound } from '../errors.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import { rememberResponse, replayIfSeen } from './idempotency.js';
@@ -43,6 +43,11 @@ export async function dispatchRemote<R>(
     const draft = out.draft ? await store.messages.get(out.draft.id) : undefined;
     if (out.draft && (!draft || draft.folder_id !== out.draft.folder_id)) {
       throw new NotFound(`no draft with uid ${out.draft.uid} in ${inbox.address}`);
+    }
+    // A held send is marked sent before its server is asked: at most once, as a decision is final.
+    const { held } = out;
+    if (held && !(await store.heldSends.change(held.id, held.from, { state: 'sent', due_at: null }))) {
+      throw new Conflict(`the send ${held.id} was decided, cancelled or sent meanwhile`);
     }
     const sent =
       (await store.folders.findBySpecialUse(inbox.id, '\\Sent')) ??
@@ -116,6 +121,7 @@ export async function dispatchRemote<R>(
       );
       if (answered) await addFlag(deps, answered.id, '\\Answered');
       const view = viewOfFiled(row, sent, parsed, true);
+      if (held) events.push(...(await held.onSent(view)));
       events.push(await appendEmailEvent(store, 'email.sent', inbox, row, view));
       const shaped = shape({ view, delivery, ...('error' in saved ? { notSavedToSent: saved.error } : {}) });
       await rememberResponse(deps, guard, shaped);

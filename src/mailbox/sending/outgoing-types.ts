@@ -1,4 +1,6 @@
 import type { ComposeInput } from '../../mail/compose.js';
+import type { HeldState } from '../../db/schema.js';
+import type { EventRow } from '../../store/events.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MessageRow } from '../../store/messages.js';
 import type { UnextractedEmailView } from '../reading/email-view.js';
@@ -14,6 +16,21 @@ export interface Outgoing {
   answered?: MessageRow;
   /** The draft this message is: it leaves Drafts and the Sent copy keeps its uid. */
   draft?: MessageRow;
+  /** The key that asked for it (null: a person, the CLI, in-process), recorded when it waits. */
+  requestedBy?: string | null;
+  /** Send later (contract 15): it waits in Outbox until then. */
+  sendAt?: Date;
+  /** A send kept in Outbox going out now (`draft` is its message there). */
+  held?: HeldRelease;
+}
+
+/** What sending a held send changes in its own transaction besides the message. */
+export interface HeldRelease {
+  id: string;
+  /** The states it may leave; another decider having moved it first, the send does not happen. */
+  from: readonly HeldState[];
+  /** Events of the release (email.approved), given the Sent copy. */
+  onSent: (view: UnextractedEmailView) => Promise<EventRow[]>;
 }
 
 /** The sender's copy in Sent, as the verbs shape their responses from it. */

@@ -9,7 +9,8 @@ import type { BounceNotice } from './bounce.js';
 import { fileBounce, prepareBounce } from './bounce.js';
 import type { MailboxDeps } from '../deps.js';
 import type { TryLater } from '../errors.js';
-import { NotFound, TooLarge, ValidationFailed } from '../errors.js';
+import { Conflict, NotFound, TooLarge, ValidationFailed } from '../errors.js';
+import { holdSend } from '../approvals/hold.js';
 import { countSend } from '../limits/send-counters.js';
 import { appendEmailEvent, fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import type { IdempotencyCheck, IdempotencyGuard } from './idempotency.js';
@@ -37,7 +38,7 @@ type Work<R> =
  * The response is shaped (and remembered under the Idempotency-Key) inside it too, so a retry
  * racing the first request either replays it or waits behind it, never sends twice.
  */
-export async function dispatch<R>(
+export async function dispatch<R extends object>(
   deps: MailboxDeps,
   out: Outgoing,
   guard: IdempotencyGuard | null,
@@ -45,7 +46,7 @@ export async function dispatch<R>(
 ): Promise<R> {
   const { inbox } = out;
   const recipients = outgoingRecipients(out);
-  await checkSendPolicy(deps, inbox, recipients);
+  const verdict = await checkSendPolicy(deps, inbox, recipients);
   const remote = remoteOf(deps, inbox);
   let composed;
   try {
@@ -56,6 +57,10 @@ export async function dispatch<R>(
   const limit = deps.config.maxMessageBytes;
   if (composed.raw.length > limit) {
     throw new TooLarge(`the message is ${composed.raw.length} bytes; the limit is ${limit}`);
+  }
+  // A held send going out was decided already: the mode asked when it was held.
+  if (!out.held && (verdict.approval !== null || out.sendAt)) {
+    return holdSend(deps, out, guard, shape, verdict.approval);
   }
   const parsed = await parseEmail(composed.raw);
   if (remote) return dispatchRemote(deps, remote, out, { composed, parsed, recipients }, guard, shape);
@@ -96,6 +101,12 @@ export async function dispatch<R>(
       return { kind: 'refused', error: counted.refused };
     }
     const { store } = deps;
+    if (
+      out.held &&
+      !(await store.heldSends.change(out.held.id, out.held.from, { state: 'sent', due_at: null }))
+    ) {
+      return { kind: 'draft-gone' };
+    }
     if (out.draft) {
       const current = await store.messages.get(out.draft.id);
       if (!current || current.folder_id !== out.draft.folder_id) return { kind: 'draft-gone' };
@@ -126,6 +137,7 @@ export async function dispatch<R>(
       sentAt,
     );
     const view = viewOfFiled(row, folder, parsed, true);
+    if (out.held) events.push(...(await out.held.onSent(view)));
     events.push(await appendEmailEvent(store, 'email.sent', inbox, row, view));
     const locals = new Map<number, InboxRow>();
     for (const r of routes) if (r.kind === 'local') locals.set(r.inbox.id, r.inbox);
@@ -154,6 +166,7 @@ export async function dispatch<R>(
     case 'conflict':
       throw idempotencyConflict();
     case 'draft-gone':
+      if (out.held) throw new Conflict(`the send ${out.held.id} was decided, cancelled or sent meanwhile`);
       throw new NotFound(`no draft with uid ${out.draft?.uid} in ${inbox.address}`);
     case 'refused':
       throw result.error;

@@ -20,6 +20,7 @@ import {
   readAttachments,
   readEnvelopeRecipients,
   readRecipients,
+  readSendAt,
 } from './outgoing-input.js';
 import type { SendOptions } from './send.js';
 
@@ -88,6 +89,7 @@ export async function replyToEmail(
     const cc = readRecipients(input.cc, 'cc', problems);
     const bcc = readRecipients(input.bcc, 'bcc', problems);
     const attachments = readAttachments(input.attachments, deps.config.maxMessageBytes, problems);
+    const sendAt = readSendAt(input.sendAt, problems);
     problems.throwIfAny();
 
     const plan = planReply(parsed, {
@@ -111,6 +113,8 @@ export async function replyToEmail(
       {
         inbox,
         bcc: bcc.addresses,
+        requestedBy: caller.keyId,
+        ...(sendAt ? { sendAt } : {}),
         answered: loaded.message,
         compose: {
           from: { address: inbox.address, name: inbox.display_name },
@@ -148,6 +152,7 @@ export async function forwardEmail(
     const { inbox, parsed } = loaded;
     const problems = new InputProblems();
     const { to, cc, bcc } = readEnvelopeRecipients(input, deps.config.maxRecipients, problems);
+    const sendAt = readSendAt(input.sendAt, problems);
     problems.throwIfAny();
 
     const plan = planForward(parsed, {
@@ -161,6 +166,8 @@ export async function forwardEmail(
       {
         inbox,
         bcc: bcc.addresses,
+        requestedBy: caller.keyId,
+        ...(sendAt ? { sendAt } : {}),
         compose: {
           from: { address: inbox.address, name: inbox.display_name },
           to: to.entries,

@@ -34,10 +34,36 @@ export async function checkSendPolicy(
   deps: MailboxDeps,
   inbox: InboxRow,
   recipients: OutgoingRecipient[],
-): Promise<void> {
+): Promise<SendVerdict> {
   checkSendSettings(inbox); // 2. paused or mode (inbox settings)
   await checkRecipientLists(deps, inbox, recipients); // 3. allow and block lists, suppressions
   // 4. the loop guard and 5. the send limits: countSend, in dispatch's transaction
+  return { approval: await approvalReason(deps, inbox, recipients) };
+}
+
+/** What the policy let through: the send goes, or (approval not null) it waits for a person, and why. */
+export interface SendVerdict {
+  approval: string | null;
+}
+
+/**
+ * Why the inbox's mode makes this send wait for a person (contract 15), or null. approve_new:
+ * a recipient the inbox never received mail from (outside Spam) nor sent mail to.
+ */
+async function approvalReason(
+  deps: MailboxDeps,
+  inbox: InboxRow,
+  recipients: OutgoingRecipient[],
+): Promise<string | null> {
+  if (inbox.send_mode === 'approve_all')
+    return `${inbox.address} asks for approval of every send (approve_all)`;
+  if (inbox.send_mode !== 'approve_new') return null;
+  const unknown = await deps.store.correspondents.unknown(
+    inbox.id,
+    recipients.map((r) => r.address),
+  );
+  if (unknown.length === 0) return null;
+  return `${inbox.address} asks for approval of a send to anyone new (approve_new): ${[...new Set(unknown)].join(', ')}`;
 }
 
 /** Step 2: the inbox's owner paused its sending, or made it read-only. */

@@ -13,6 +13,7 @@ import {
   readFrom,
   readEnvelopeRecipients,
   readRecipients,
+  readSendAt,
 } from './outgoing-input.js';
 
 export type SendInput = z.infer<typeof SendBody>;
@@ -56,6 +57,7 @@ export async function sendEmail(
     const replyTo = readRecipients(input.replyTo, 'replyTo', problems);
     const attachments = readAttachments(input.attachments, deps.config.maxMessageBytes, problems);
     const headers = readExtraHeaders(input.headers, problems);
+    const sendAt = readSendAt(input.sendAt, problems);
     problems.throwIfAny();
 
     return dispatch(
@@ -63,6 +65,8 @@ export async function sendEmail(
       {
         inbox,
         bcc: bcc.addresses,
+        requestedBy: caller.keyId,
+        ...(sendAt ? { sendAt } : {}),
         compose: {
           from: { address: inbox.address, name: from.name || inbox.display_name },
           to: to.entries,
