@@ -7,9 +7,9 @@ import path from 'node:path';
  * anyone listing it:
  * - a file that starts its servers through test/helpers/server.ts (directly or through another
  *   helper) runs on both: that helper gives each server the project's engine; these are the
- *   files whose subject is the data (the SQL differs per engine: paging and search, threads,
- *   labels, folders, drafts, sending, webhook and event delivery, storage failure, upgrades and
- *   copies, sign-in throttling), until their rules are tested in-process in test/mailbox/;
+ *   files whose subject is the data (the SQL differs per engine: drafts, sending, metrics,
+ *   storage failure, upgrades and copies, sign-in throttling), until their rules are tested
+ *   in-process in test/mailbox/;
  * - but such a file whose first line is `// Engines: SQLite only: <why>` runs on SQLite only:
  *   its subject is a door (a protocol, the dashboard in Chromium, IMAP sync, a CLI or server
  *   process) that works the same on either engine, and test/e2e/postgres-doors.test.ts proves

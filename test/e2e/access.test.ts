@@ -1,3 +1,4 @@
+// Engines: SQLite only: every route that names an account answers 403 to another user's key and changes nothing (HTTP); which inbox an account names and for whom (case, a ghost, the accounts listed) is test/mailbox/access.test.ts, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

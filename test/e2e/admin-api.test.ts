@@ -1,3 +1,4 @@
+// Engines: SQLite only: the admin API as HTTP (the admin token, status codes, the answers; SMTP refusing an inbox or domain once removed); what the admin verbs keep and refuse is test/mailbox/admin.test.ts, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -56,21 +57,13 @@ describe('the admin API', () => {
     expect(res.status).toBe(201);
     const domain = res.json.data.domain;
     expect(domain).toMatchObject({ name: 'team.example', created_at: expect.any(String) });
-    const records = domain.dnsRecords as { type: string; name: string; value: string }[];
-    expect(records.find((r) => r.type === 'MX')).toMatchObject({ name: 'team.example' });
-    expect(records.find((r) => r.value.startsWith('v=spf1'))).toMatchObject({
-      type: 'TXT',
-      name: 'team.example',
-    });
-    expect(records.find((r) => r.value.startsWith('v=DKIM1'))).toMatchObject({
-      type: 'TXT',
-      name: expect.stringMatching(/^[\w-]+\._domainkey\.team\.example$/),
-      value: expect.stringMatching(/; p=[A-Za-z0-9+/]+=*$/),
-    });
-    expect(records.find((r) => r.value.startsWith('v=DMARC1'))).toMatchObject({
-      type: 'TXT',
-      name: '_dmarc.team.example',
-    });
+    // The records themselves are test/mailbox/admin.test.ts.
+    expect(domain.dnsRecords.map((r: { type: string }) => r.type).sort()).toEqual([
+      'MX',
+      'TXT',
+      'TXT',
+      'TXT',
+    ]);
     expect(JSON.stringify(res.json)).not.toContain('PRIVATE KEY');
 
     const list = await admin('/domains');

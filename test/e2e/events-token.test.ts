@@ -1,3 +1,4 @@
+// Engines: SQLite only: POST /events/token and GET /events?token= as HTTP (the stream opened without the key, the key never in a URL, 401 and 403, the stream ended at a revoke; a second node, both on PostgreSQL); what a token holds and whom it stands for is test/mailbox/stream-token.test.ts, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signStreamToken, verifyStreamToken } from '../../src/mailbox/events/stream-token.js';
 import { addLocalInbox } from '../../src/mailbox/operations/admin.js';
@@ -113,27 +114,13 @@ describe('POST /events/token and GET /events?token=', { timeout: 60_000 }, () =>
     expect((await server.api(`/events`, { key: token })).status).toBe(401);
   });
 
-  it('refuses a token that expired, was altered, or was signed with another secret', async () => {
+  it('answers 401 for a token that expired', async () => {
     const deps = server.mailroom.deps;
     const claims = verifyStreamToken(deps, (await tokenFor(server.key)).token)!;
     const expired = signStreamToken(deps, { ...claims, expires: Math.floor(Date.now() / 1000) - 1 });
     expect((await server.api(`/events?token=${encodeURIComponent(expired)}`, { key: null })).status).toBe(
       401,
     );
-
-    const [prefix, body, mac] = signStreamToken(deps, claims).split('.');
-    const otherUser = Buffer.from(JSON.stringify({ ...claims, userId: claims.userId + 1 })).toString(
-      'base64url',
-    );
-    const altered = `${prefix}.${otherUser}.${mac}`;
-    expect((await server.api(`/events?token=${encodeURIComponent(altered)}`, { key: null })).status).toBe(
-      401,
-    );
-    expect(body).toBeTruthy();
-
-    const foreignDeps = { ...deps, config: { ...deps.config, secret: 'another-secret-0123456789abcdef' } };
-    const forged = signStreamToken(foreignDeps, claims);
-    expect((await server.api(`/events?token=${encodeURIComponent(forged)}`, { key: null })).status).toBe(401);
   });
 
   it('ends a token-opened stream when its key is revoked, and a token of a revoked key opens none', async () => {

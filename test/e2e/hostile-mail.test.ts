@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+// Engines: SQLite only: hostile mail over SMTP (the DATA reply, a lone dot line and bare LFs in transfer, SMTPUTF8, 550 and 552); what is filed of hostile and broken mail and read back (unclosed multipart, a 1 MB header, wrong charsets, garbage, empty, NUL bytes, UTF-8 headers) is test/mailbox/hostile-mail.test.ts, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -35,87 +35,6 @@ describe('hostile and broken mail over SMTP', () => {
     return read.json.data.email;
   }
 
-  it('keeps a multipart message whose boundary is never closed', async () => {
-    const raw = [
-      'From: broken@example.com',
-      `To: ${server.inbox}`,
-      'Subject: Unclosed multipart',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="XYZ"',
-      '',
-      '--XYZ',
-      'Content-Type: text/plain',
-      '',
-      'The visible part',
-      '--XYZ',
-      'Content-Type: application/pdf; name="a.pdf"',
-      'Content-Transfer-Encoding: base64',
-      '',
-      'JVBERi0xLjQK!!!not base64 at all###',
-    ].join('\r\n');
-    const { code, uid } = await deliver(raw);
-    expect(code).toBe(250);
-    const email = await expectReadable(uid);
-    expect(email.subject).toBe('Unclosed multipart');
-    expect(email.text).toContain('The visible part');
-  });
-
-  it('keeps a message with a 1 MB header line', async () => {
-    const long = 'x'.repeat(1024 * 1024);
-    const raw = [
-      'From: long@example.com',
-      `To: ${server.inbox}`,
-      'Subject: Long header',
-      `X-Huge: ${long}`,
-      '',
-      'Body after a huge header',
-      '',
-    ].join('\r\n');
-    const { code, uid } = await deliver(raw);
-    expect(code).toBe(250);
-    const email = await expectReadable(uid);
-    expect(email.subject).toBe('Long header');
-    expect(email.text).toContain('Body after a huge header');
-  });
-
-  it('keeps a message in a wrong or unknown charset, readable as text', async () => {
-    const latin1 = Buffer.concat([
-      Buffer.from(
-        `From: charset@example.com\r\nTo: ${server.inbox}\r\nSubject: Wrong charset\r\n` +
-          'Content-Type: text/plain; charset=utf-8\r\n\r\n',
-      ),
-      Buffer.from('Caf\xe9 cr\xe8me \xff\xfe\r\n', 'latin1'),
-    ]);
-    const first = await deliver(latin1);
-    expect(first.code).toBe(250);
-    expect((await expectReadable(first.uid)).text).toContain('Caf');
-
-    const unknown =
-      `From: charset@example.com\r\nTo: ${server.inbox}\r\nSubject: =?x-klingon?Q?Qapla=27?=\r\n` +
-      'Content-Type: text/plain; charset=x-klingon\r\n\r\nnuqneH\r\n';
-    const second = await deliver(unknown);
-    expect(second.code).toBe(250);
-    expect((await expectReadable(second.uid)).text).toContain('nuqneH');
-  });
-
-  it('keeps binary garbage with no headers at all', async () => {
-    const garbage = crypto.randomBytes(64 * 1024);
-    const { code, uid } = await deliver(garbage);
-    expect(code).toBe(250);
-    const email = await expectReadable(uid);
-    expect(typeof email.text).toBe('string');
-    expect(email.messageId).toMatch(/^<.+>$/);
-  });
-
-  it('keeps an empty message and one with only headers', async () => {
-    const empty = await deliver('\r\n');
-    expect(empty.code).toBe(250);
-    await expectReadable(empty.uid);
-    const headersOnly = await deliver(`From: a@example.com\r\nSubject: Nothing below\r\n`);
-    expect(headersOnly.code).toBe(250);
-    expect((await expectReadable(headersOnly.uid)).subject).toBe('Nothing below');
-  });
-
   it('keeps a message with NUL bytes, bare LFs and a lone dot line', async () => {
     const raw = Buffer.from(
       `From: nul@example.com\nTo: ${server.inbox}\nSubject: NUL\x00bytes\n\nline one\n.\nline\x00two\r\n`,
@@ -127,7 +46,7 @@ describe('hostile and broken mail over SMTP', () => {
     expect(email.text).toContain('line one');
   });
 
-  it('reads UTF-8 headers sent raw (SMTPUTF8) and encoded (RFC 2047)', async () => {
+  it('takes UTF-8 headers sent raw under SMTPUTF8', async () => {
     const raw = Buffer.from(
       `From: Jürgen <j@example.com>\r\nTo: ${server.inbox}\r\nSubject: Grüße 🎉\r\n` +
         'Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nHallo Wölt\r\n',
@@ -146,11 +65,6 @@ describe('hostile and broken mail over SMTP', () => {
       fromName: 'Jürgen',
       text: 'Hallo Wölt\n',
     });
-
-    const encoded = await deliver(
-      `From: a@example.com\r\nTo: ${server.inbox}\r\nSubject: =?UTF-8?B?${Buffer.from('Привет').toString('base64')}?=\r\n\r\nx\r\n`,
-    );
-    expect((await expectReadable(encoded.uid)).subject).toBe('Привет');
   });
 
   it('answers 550 5.1.1 to a non-ASCII local part that is no inbox', async () => {

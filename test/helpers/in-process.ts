@@ -2,6 +2,8 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type { SendMailOptions } from 'nodemailer';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
+import { WebhookDispatcher } from '../../src/events/dispatcher.js';
+import type { DispatcherOptions } from '../../src/events/dispatcher.js';
 import type { ConfigOverrides } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { openPostgres } from '../../src/db/postgres/open.js';
@@ -90,3 +92,22 @@ export const refusal = (promise: Promise<unknown>): Promise<unknown> =>
     () => 'no error',
     (error: unknown) => error,
   );
+
+/**
+ * The server's webhook dispatcher over these deps' store and bus, started, posting anywhere (the
+ * receivers are on loopback); `stop` it at the end.
+ */
+export function startDispatcher(
+  deps: MailboxDeps,
+  options: Partial<DispatcherOptions> = {},
+): WebhookDispatcher {
+  const dispatcher = new WebhookDispatcher({
+    store: deps.store,
+    bus: deps.bus,
+    log: deps.log,
+    reach: 'any',
+    ...options,
+  });
+  dispatcher.start();
+  return dispatcher;
+}

@@ -1,59 +1,54 @@
-import nodemailer from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startServer } from '../helpers/server.js';
-import type { TestServer } from '../helpers/server.js';
+import type { WebhookDispatcher } from '../../src/events/dispatcher.js';
+import { createWebhook } from '../../src/mailbox/events/webhooks.js';
+import { inProcessInbox, startDispatcher } from '../helpers/in-process.js';
+import type { InProcess } from '../helpers/in-process.js';
+import { eventually } from '../helpers/server.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-const COUNT = 500;
+const COUNT = 200;
+/** Arrivals at once, as over the 10 SMTP connections of a pooled sender. */
+const LANES = 10;
 
 describe('a burst of arrivals', () => {
-  let server: TestServer;
+  let box: InProcess;
+  let dispatcher: WebhookDispatcher;
   let steady: WebhookReceiver;
   let flaky: WebhookReceiver;
 
   beforeAll(async () => {
-    server = await startServer({ webhookRetryDelaysMs: new Array(20).fill(50) });
+    box = await inProcessInbox('burst@mailroom.test');
+    dispatcher = startDispatcher(box.deps, { retryDelaysMs: new Array(20).fill(50) });
     steady = await WebhookReceiver.start();
     flaky = await WebhookReceiver.start();
   });
   afterAll(async () => {
-    await steady.close();
-    await flaky.close();
-    await server.stop();
+    await dispatcher?.stop();
+    await steady?.close();
+    await flaky?.close();
+    await box?.close();
   });
 
   it(`delivers each of ${COUNT} events once to a healthy endpoint, and loses none to a flaky one`, async () => {
-    const register = async (url: string) =>
-      (await server.api('/webhooks', { body: { url, events: ['email.received'] } })).json.data.webhook;
+    const register = (url: string) => createWebhook(box.deps, box.who, { url, events: ['email.received'] });
     const steadyHook = await register(steady.url);
     await register(flaky.url);
     // Every third request fails: each failed event comes back on a retry.
     flaky.failWhen = (n) => (n % 3 === 0 ? 500 : null);
 
-    const transport = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: server.mailroom.smtp.port,
-      secure: false,
-      ignoreTLS: true,
-      pool: true,
-      maxConnections: 10,
-      maxMessages: Infinity,
-    });
-    try {
-      await Promise.all(
-        Array.from({ length: COUNT }, (_, i) =>
-          transport.sendMail({
-            from: 'burst@example.com',
-            to: server.inbox,
-            subject: `burst ${i}`,
-            text: `message ${i}`,
-          }),
-        ),
-      );
-    } finally {
-      transport.close();
-    }
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < COUNT; i = next++) {
+        await box.deliver({
+          from: 'burst@example.com',
+          to: box.inbox.address,
+          subject: `burst ${i}`,
+          text: `message ${i}`,
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: LANES }, lane));
 
     await eventually(() => steady.distinctDelivered().size === COUNT, 240_000);
     await eventually(() => flaky.distinctDelivered().size === COUNT, 240_000);
