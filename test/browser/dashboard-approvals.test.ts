@@ -65,6 +65,8 @@ describe('approvals and send later in the dashboard', () => {
     expect(shown).toContain('carol@example.com');
     expect(shown).toContain('body of first contact');
     expect(shown).toContain('approve_all');
+    // The test server's key is the one made at first start, named "bootstrap".
+    expect(shown).toMatch(/Asked by\s*API key “bootstrap” \(key_/);
     await checkPage(page, 'approvals');
 
     await first.getByRole('button', { name: 'Approve and send “first contact”' }).click();

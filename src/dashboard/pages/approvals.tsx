@@ -4,10 +4,17 @@ import { parseWithContract } from '../../contract/validation-messages.js';
 import type { AppEnv } from '../../http/context.js';
 import type { ApprovalView } from '../../contract/approvals.js';
 import { approveSend, listApprovals, rejectSend } from '../../mailbox/approvals/approvals.js';
+import { listKeys } from '../../mailbox/operations/admin.js';
 import type { Session } from '../../mailbox/operations/sign-in.js';
 import { Csrf, PostButton, Time, noticeOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formPost, signedIn } from '../session.js';
+
+/** `API key “support-agent” (key_…)`, or the id alone for a key without a name. */
+function keyLabel(id: string, names: Map<string, string>): string {
+  const name = names.get(id);
+  return name ? `API key “${name}” (${id})` : `API key ${id}`;
+}
 
 const Addresses = ({ label, list }: { label: string; list: string[] | undefined }) =>
   list && list.length > 0 ? (
@@ -18,7 +25,16 @@ const Addresses = ({ label, list }: { label: string; list: string[] | undefined 
   ) : null;
 
 /** One waiting send, whole: who it goes to, what it says, why it waits; approve and reject one click each. */
-const Waiting = ({ session, approval }: { session: Session; approval: ApprovalView }) => {
+const Waiting = ({
+  session,
+  approval,
+  keyNames,
+}: {
+  session: Session;
+  approval: ApprovalView;
+  /** The user's keys by id: a person knows a key by the name they gave it. */
+  keyNames: Map<string, string>;
+}) => {
   const { email } = approval;
   const headingId = `approval-${approval.id}`;
   return (
@@ -33,7 +49,7 @@ const Waiting = ({ session, approval }: { session: Session; approval: ApprovalVi
         <dt>Why it waits</dt>
         <dd>{approval.reason}</dd>
         <dt>Asked by</dt>
-        <dd>{approval.requestedBy ? `API key ${approval.requestedBy}` : 'a person'}</dd>
+        <dd>{approval.requestedBy ? keyLabel(approval.requestedBy, keyNames) : 'a person'}</dd>
         {approval.sendAt ? (
           <>
             <dt>Goes at</dt>
@@ -85,6 +101,9 @@ async function approvalsPage(
   state: { error?: string; status?: number } = {},
 ) {
   const approvals = await listApprovals(c.var.deps, session.caller, { limit: 100 });
+  const keyNames = new Map(
+    (await listKeys(c.var.deps, session.user.id)).map((key) => [key.id, key.name] as const),
+  );
   return renderPage(
     c,
     session,
@@ -105,7 +124,7 @@ async function approvalsPage(
       {approvals.length === 0 ? (
         <p class="empty">Nothing waits for you.</p>
       ) : (
-        approvals.map((approval) => <Waiting session={session} approval={approval} />)
+        approvals.map((approval) => <Waiting session={session} approval={approval} keyNames={keyNames} />)
       )}
     </>,
   );
