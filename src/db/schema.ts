@@ -72,6 +72,24 @@ export interface LoopAlertsTable {
   raised_at: string;
 }
 
+/** One record of the audit trail (migration 025); the record served is every column but seq, user_id and prev_hash. */
+export interface AuditLogTable {
+  seq: Generated<number>;
+  id: string;
+  at: string;
+  user_id: number | null;
+  actor_kind: string;
+  actor_id: string | null;
+  door: string;
+  action: string;
+  account: string | null;
+  target: string | null;
+  outcome: string;
+  request_id: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
 export interface FoldersTable {
   id: Generated<number>;
   inbox_id: number;
@@ -397,6 +415,7 @@ export interface Database {
   suppressions: SuppressionsTable;
   send_log: SendLogTable;
   loop_alerts: LoopAlertsTable;
+  audit_log: AuditLogTable;
   nodes: NodesTable;
   leases: LeasesTable;
 }

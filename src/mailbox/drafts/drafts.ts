@@ -168,6 +168,7 @@ export async function sendDraft(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: state.bcc.addresses,
         draft: row,
         compose: composeInputOf(deps, inbox, state),

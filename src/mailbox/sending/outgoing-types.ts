@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/audit-context.js';
 import type { ComposeInput } from '../../mail/compose.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MessageRow } from '../../store/messages.js';
@@ -14,6 +15,8 @@ export interface Outgoing {
   answered?: MessageRow;
   /** The draft this message is: it leaves Drafts and the Sent copy keeps its uid. */
   draft?: MessageRow;
+  /** The request's audit record, written in the send's transaction. */
+  audit?: AuditContext;
 }
 
 /** The sender's copy in Sent, as the verbs shape their responses from it. */

@@ -110,6 +110,7 @@ export async function replyToEmail(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: bcc.addresses,
         answered: loaded.message,
         compose: {
@@ -160,6 +161,7 @@ export async function forwardEmail(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: bcc.addresses,
         compose: {
           from: { address: inbox.address, name: inbox.display_name },

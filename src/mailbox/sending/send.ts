@@ -62,6 +62,7 @@ export async function sendEmail(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: bcc.addresses,
         compose: {
           from: { address: inbox.address, name: from.name || inbox.display_name },
