@@ -51,6 +51,7 @@ export const AUDIT_ACTIONS = [
   'user.create',
   'user.remove',
   'user.password',
+  'user.sign_in_link',
   'session.sign_in',
   'session.sign_out',
   'approval.approve',
@@ -76,12 +77,9 @@ export const AuditRecord = z
       .string()
       .nullable()
       .openapi({ description: 'the inbox it concerned; null for user-wide actions' }),
-    target: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'what it acted on: an email, key, label, list entry... (never a body or secret)',
-      }),
+    target: z.string().nullable().openapi({
+      description: 'what it acted on: an email, key, label, list entry... (never a body or secret)',
+    }),
     outcome: z.string().openapi({ example: 'ok', description: '`ok`, or the error code of the refusal' }),
     requestId: z
       .string()

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/context.js';
 import { registerAssets } from './assets.js';
+import { auditedPosts } from './audit.js';
 import { registerAdminPages } from './pages/admin.js';
 import { registerCompose } from './pages/compose.js';
 import { registerInboxes } from './pages/inboxes.js';
@@ -22,7 +23,8 @@ export type { StreamFeed };
  * /docs. Each handler is wrapped (session.ts `signedIn`) rather than behind `use('*')`, so
  * nothing of it runs for the API's paths.
  */
-export function registerDashboard(app: Hono<AppEnv>, streamFeed: StreamFeed): void {
+export function registerDashboard(root: Hono<AppEnv>, streamFeed: StreamFeed): void {
+  const app = auditedPosts(root);
   registerAssets(app);
   registerSignIn(app);
   registerMailList(app);

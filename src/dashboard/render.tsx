@@ -6,6 +6,7 @@ import { statusOfCode } from '../http/errors.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
 import type { Session } from '../mailbox/operations/sign-in.js';
 import { assetUrl } from './assets.js';
+import { noteRefusal } from './audit.js';
 
 /** Pages run only the dashboard's own script and style; nothing may frame them. */
 export const PAGE_CSP =
@@ -209,6 +210,7 @@ export function errorPage(
   code: ContractErrorCode,
   message: string,
 ): Promise<Response> {
+  noteRefusal(code);
   return renderPage(
     c,
     session,
@@ -223,6 +225,7 @@ export function errorPage(
 export function problemOf(error: unknown): { error: string; status: number } {
   const known = mailroomErrorOf(error);
   if (!known) throw error;
+  noteRefusal(known.code);
   const detail = known.details?.[0]?.message;
   const message = detail && !known.message.includes(detail) ? `${known.message}: ${detail}` : known.message;
   return { error: capitalise(message), status: statusOfCode(known.code) };

@@ -13,7 +13,8 @@ export interface AuditContext {
   readonly actor: { kind: AuditActorKind; id: string | null };
   /** Whose trail it is: the acting user, or the user an admin acted on (null: none). */
   userId: number | null;
-  readonly action: AuditAction;
+  /** Declared by the route; a form that does one of several things may say which. */
+  action: AuditAction;
   readonly requestId: string | null;
   /** The inbox, when the door or the verb knows it. */
   account: string | null;

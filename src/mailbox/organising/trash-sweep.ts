@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Worker } from '../../worker.js';
 import { nowIso } from '../../store/ids.js';
 import type { MailboxDeps } from '../deps.js';
+import { pruneAudit } from '../audit/trail.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -14,7 +15,10 @@ export interface TrashSweepOptions {
 }
 
 export interface TrashSweep extends Worker {
-  /** One pass: deletes for good what has been in Trash longer than MAILROOM_TRASH_DAYS. */
+  /**
+   * One pass: deletes for good what has been in Trash longer than MAILROOM_TRASH_DAYS, and the
+   * audit records older than MAILROOM_AUDIT_RETENTION_DAYS.
+   */
   sweepOnce(): Promise<number>;
 }
 
@@ -40,6 +44,10 @@ export function createTrashSweep(deps: MailboxDeps, options: TrashSweepOptions =
       await yieldToEventLoop();
     }
     if (deleted > 0) deps.log.info({ deleted, trashDays: deps.config.trashDays }, 'trash sweep');
+    // The same hourly pass keeps the audit trail to MAILROOM_AUDIT_RETENTION_DAYS.
+    const pruned = stopped ? 0 : await pruneAudit(deps, now());
+    if (pruned > 0)
+      deps.log.info({ pruned, auditRetentionDays: deps.config.auditRetentionDays }, 'audit prune');
     return deleted;
   }
 
