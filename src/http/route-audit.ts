@@ -41,11 +41,22 @@ function targetOf(c: Context<AppEnv>): string | null {
   return values.length > 0 ? values.join('/') : null;
 }
 
-/** The inbox of a request: the one it named (query or body), or the one in its path. */
-function accountOf(c: Context<AppEnv>, param: string | undefined): string | null {
-  const named =
-    c.get('account') ?? (param === undefined ? undefined : (c.req.param() as Record<string, string>)[param]);
-  return named === undefined ? null : named.trim().toLowerCase();
+/**
+ * The inbox of a request: the one it named in its path, query or body (a send's `from`), read
+ * as given when validation refused it, so a refusal is filed under the inbox it was for.
+ */
+async function accountOf(c: Context<AppEnv>, param: string | undefined): Promise<string | null> {
+  const fromPath = param === undefined ? undefined : (c.req.param() as Record<string, string>)[param];
+  const named = c.get('account') ?? fromPath ?? c.req.query('account') ?? (await bodyAccount(c));
+  return typeof named === 'string' && named.trim() !== '' ? named.trim().toLowerCase() : null;
+}
+
+async function bodyAccount(c: Context<AppEnv>): Promise<unknown> {
+  if (!c.req.header('content-type')?.startsWith('application/json')) return undefined;
+  const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  if (typeof body?.account === 'string') return body.account;
+  if (typeof body?.from !== 'string') return undefined;
+  return /<([^<>]+)>\s*$/.exec(body.from)?.[1] ?? body.from;
 }
 
 type Actor = (c: Context<AppEnv>) => Pick<AuditContext, 'actor' | 'userId'>;
@@ -67,7 +78,7 @@ function auditMiddleware(
     const caller = c.get('caller');
     if (caller) c.set('caller', { ...caller, audit });
     await next();
-    audit.account ??= accountOf(c, accountParam);
+    audit.account ??= await accountOf(c, accountParam);
     await finishAudit(c.var.deps, audit, await outcomeOfResponse(c.res));
   };
 }
