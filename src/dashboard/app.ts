@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import type { AppEnv } from '../http/context.js';
 import { registerAssets } from './assets.js';
 import { auditedPosts } from './audit.js';
+import { registerActivity } from './pages/activity.js';
 import { registerAdminPages } from './pages/admin.js';
 import { registerCompose } from './pages/compose.js';
 import { registerInboxes } from './pages/inboxes.js';
@@ -37,5 +38,6 @@ export function registerDashboard(root: Hono<AppEnv>, streamFeed: StreamFeed): v
   registerLabels(app);
   registerLists(app);
   registerInboxSettings(app);
+  registerActivity(app);
   registerAdminPages(app);
 }

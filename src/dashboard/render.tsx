@@ -21,6 +21,7 @@ export type Section =
   | 'labels'
   | 'lists'
   | 'suppressions'
+  | 'activity'
   | 'domains'
   | 'users'
   | 'none';
@@ -45,6 +46,7 @@ const NAV: { section: Section; href: string; label: string; admin?: boolean }[] 
   { section: 'labels', href: '/labels', label: 'Labels' },
   { section: 'lists', href: '/lists', label: 'Lists' },
   { section: 'suppressions', href: '/suppressions', label: 'Suppressions' },
+  { section: 'activity', href: '/activity', label: 'Activity' },
   { section: 'domains', href: '/domains', label: 'Domains', admin: true },
   { section: 'users', href: '/users', label: 'Users', admin: true },
 ];
