@@ -379,6 +379,12 @@ export const settings = {
     default: 30,
     help: 'days before mail in Trash is deleted for good',
   },
+  auditRetentionDays: {
+    env: 'MAILROOM_AUDIT_RETENTION_DAYS',
+    schema: positiveInt,
+    default: 365,
+    help: 'days the audit trail keeps a record',
+  },
   imapInitialDays: {
     env: 'MAILROOM_IMAP_INITIAL_DAYS',
     schema: z.coerce.number().int().min(0),

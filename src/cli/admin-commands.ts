@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { withDeps } from './admin-context.js';
+import { audited, withDeps } from './admin-context.js';
 import { CliError } from './errors.js';
 import type { DataDirOptions as Common } from './admin-context.js';
 import { print, table } from './output.js';
@@ -41,20 +41,24 @@ export function registerAdminCommands(program: Command): void {
       .command('add <domain>')
       .description('host a domain; generates its DKIM key and prints the DNS records'),
   ).action((name: string, o: Common) =>
-    withDeps(o, async (deps, { addDomain, domainView }) => {
-      const view = domainView(await addDomain(deps, name), deps.config.hostname);
-      print(!!o.json, { domain: view }, () =>
-        [
-          `domain ${view.name} added. Publish these DNS records:`,
-          table(view.dnsRecords, ['type', 'name', 'value']),
-          ...(deps.config.hostname === 'localhost'
-            ? [
-                'Note: the MX record points at "localhost"; set MAILROOM_HOSTNAME to this server\'s public name.',
-              ]
-            : []),
-        ].join('\n'),
-      );
-    }),
+    withDeps(
+      o,
+      audited('domain.create', async (deps, { addDomain, domainView }, audit) => {
+        audit.target = name;
+        const view = domainView(await addDomain(deps, name), deps.config.hostname);
+        print(!!o.json, { domain: view }, () =>
+          [
+            `domain ${view.name} added. Publish these DNS records:`,
+            table(view.dnsRecords, ['type', 'name', 'value']),
+            ...(deps.config.hostname === 'localhost'
+              ? [
+                  'Note: the MX record points at "localhost"; set MAILROOM_HOSTNAME to this server\'s public name.',
+                ]
+              : []),
+          ].join('\n'),
+        );
+      }),
+    ),
   );
   common(domain.command('list').description('list hosted domains')).action((o: Common) =>
     withDeps(o, async (deps, { domainView, listDomains }) => {
@@ -64,10 +68,14 @@ export function registerAdminCommands(program: Command): void {
   );
   common(domain.command('remove <domain>').description('stop hosting a domain')).action(
     (name: string, o: Common) =>
-      withDeps(o, async (deps, { removeDomain }) => {
-        await removeDomain(deps, name);
-        print(!!o.json, { deleted: true }, () => `domain ${name} removed`);
-      }),
+      withDeps(
+        o,
+        audited('domain.remove', async (deps, { removeDomain }, audit) => {
+          audit.target = name;
+          await removeDomain(deps, name);
+          print(!!o.json, { deleted: true }, () => `domain ${name} removed`);
+        }),
+      ),
   );
 
   const user = program.command('user').description('users own inboxes, labels, webhooks and API keys');
@@ -83,15 +91,19 @@ export function registerAdminCommands(program: Command): void {
       // Asked before the database is opened: a prompt must not hold it.
       const password =
         o.password || o.passwordStdin ? await readNewPassword(!!o.passwordStdin, name) : undefined;
-      await withDeps(o, async (deps, { addUser }) => {
-        const row = await addUser(deps, name, { admin: !!o.admin, password });
-        print(!!o.json, { user: row }, () =>
-          [
-            `user ${row.name} added (id ${row.id})${row.admin ? ', an admin' : ''}`,
-            ...(password ? [`it signs in to the dashboard at ${publicUrlOf(deps.config)}/sign-in`] : []),
-          ].join('\n'),
-        );
-      });
+      await withDeps(
+        o,
+        audited('user.create', async (deps, { addUser }, audit) => {
+          audit.target = name;
+          const row = await addUser(deps, name, { admin: !!o.admin, password });
+          print(!!o.json, { user: row }, () =>
+            [
+              `user ${row.name} added (id ${row.id})${row.admin ? ', an admin' : ''}`,
+              ...(password ? [`it signs in to the dashboard at ${publicUrlOf(deps.config)}/sign-in`] : []),
+            ].join('\n'),
+          );
+        }),
+      );
     },
   );
   common(
@@ -102,10 +114,14 @@ export function registerAdminCommands(program: Command): void {
   ).action(async (name: string, o: Common & { passwordStdin?: boolean }) => {
     const password = await readNewPassword(!!o.passwordStdin, name);
     const { setUserPassword } = await import('../mailbox/operations/sign-in.js');
-    await withDeps(o, async (deps) => {
-      const row = await setUserPassword(deps, name, password);
-      print(!!o.json, { user: row }, () => `password of ${row.name} set`);
-    });
+    await withDeps(
+      o,
+      audited('user.password', async (deps, _admin, audit) => {
+        audit.target = name;
+        const row = await setUserPassword(deps, name, password);
+        print(!!o.json, { user: row }, () => `password of ${row.name} set`);
+      }),
+    );
   });
   common(user.command('list').description('list users')).action((o: Common) =>
     withDeps(o, async (deps, { listUsers }) => {
@@ -115,10 +131,14 @@ export function registerAdminCommands(program: Command): void {
   );
   common(user.command('remove <name>').description('remove a user and everything it owns')).action(
     (name: string, o: Common) =>
-      withDeps(o, async (deps, { removeUser }) => {
-        await removeUser(deps, name);
-        print(!!o.json, { deleted: true }, () => `user ${name} removed`);
-      }),
+      withDeps(
+        o,
+        audited('user.remove', async (deps, { removeUser }, audit) => {
+          audit.target = name;
+          await removeUser(deps, name);
+          print(!!o.json, { deleted: true }, () => `user ${name} removed`);
+        }),
+      ),
   );
 
   const key = program.command('key').description('API keys');
@@ -134,18 +154,28 @@ export function registerAdminCommands(program: Command): void {
         'read, organise, send, manage, approve, comma-separated (default: all but approve)',
       ),
   ).action((o: Common & { user: string; name?: string; inboxes?: string; permissions?: string }) =>
-    withDeps(o, async (deps, { createKey, keyView, parseKeyPermissions }) => {
-      const created = await createKey(deps, o.user, {
-        name: o.name ?? '',
-        ...(o.inboxes !== undefined ? { inboxes: o.inboxes.split(',') } : {}),
-        ...(o.permissions !== undefined
-          ? { permissions: parseKeyPermissions(o.permissions.split(',')) }
-          : {}),
-      });
-      print(!!o.json, { key: { ...(await keyView(deps, created.row)), key: created.key } }, () =>
-        [`API key for ${created.user.name} (id ${created.row.id}), shown only now:`, created.key].join('\n'),
-      );
-    }),
+    withDeps(
+      o,
+      audited('key.create', async (deps, { createKey, keyView, parseKeyPermissions }, audit) => {
+        const created = await createKey(
+          deps,
+          o.user,
+          {
+            name: o.name ?? '',
+            ...(o.inboxes !== undefined ? { inboxes: o.inboxes.split(',') } : {}),
+            ...(o.permissions !== undefined
+              ? { permissions: parseKeyPermissions(o.permissions.split(',')) }
+              : {}),
+          },
+          audit,
+        );
+        print(!!o.json, { key: { ...(await keyView(deps, created.row)), key: created.key } }, () =>
+          [`API key for ${created.user.name} (id ${created.row.id}), shown only now:`, created.key].join(
+            '\n',
+          ),
+        );
+      }),
+    ),
   );
   common(
     key
@@ -162,10 +192,13 @@ export function registerAdminCommands(program: Command): void {
     }),
   );
   common(key.command('revoke <id>').description('revoke an API key')).action((id: string, o: Common) =>
-    withDeps(o, async (deps, { revokeKey }) => {
-      await revokeKey(deps, id);
-      print(!!o.json, { revoked: true }, () => `key ${id} revoked`);
-    }),
+    withDeps(
+      o,
+      audited('key.revoke', async (deps, { revokeKey }, audit) => {
+        await revokeKey(deps, id, undefined, audit);
+        print(!!o.json, { revoked: true }, () => `key ${id} revoked`);
+      }),
+    ),
   );
 
   const inbox = program.command('inbox').description('inboxes');
@@ -176,10 +209,14 @@ export function registerAdminCommands(program: Command): void {
       .requiredOption('--user <name>', 'owner')
       .option('--display-name <name>', 'display name'),
   ).action((address: string, o: Common & { user: string; displayName?: string }) =>
-    withDeps(o, async (deps, { addLocalInbox, inboxView }) => {
-      const view = await inboxView(deps, await addLocalInbox(deps, address, o.user, o.displayName ?? ''));
-      print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
-    }),
+    withDeps(
+      o,
+      audited('inbox.create', async (deps, { addLocalInbox, inboxView }, audit) => {
+        audit.account = address.trim().toLowerCase();
+        const view = await inboxView(deps, await addLocalInbox(deps, address, o.user, o.displayName ?? ''));
+        print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
+      }),
+    ),
   );
   common(
     inbox
@@ -227,7 +264,8 @@ export function registerAdminCommands(program: Command): void {
       const { ImapSyncManager } = await import('../imap/sync-manager.js');
       const result = await withDeps(
         o,
-        async (deps, { connectInbox, inboxView }) => {
+        audited('inbox.connect', async (deps, { connectInbox, inboxView }, audit) => {
+          audit.account = address.trim().toLowerCase();
           const credentials = await connectCredentials(o);
           const input = {
             address,
@@ -241,7 +279,7 @@ export function registerAdminCommands(program: Command): void {
           };
           const { inbox, servers } = await connectInbox(deps, input);
           return { inbox: await inboxView(deps, inbox), servers };
-        },
+        }),
         (deps) => new ImapSyncManager(deps),
       );
       print(!!o.json, result, () =>
@@ -263,10 +301,14 @@ export function registerAdminCommands(program: Command): void {
   );
   common(inbox.command('remove <address>').description('remove an inbox and all its mail')).action(
     (address: string, o: Common) =>
-      withDeps(o, async (deps, { removeInbox }) => {
-        await removeInbox(deps, address);
-        print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
-      }),
+      withDeps(
+        o,
+        audited('inbox.remove', async (deps, { removeInbox }, audit) => {
+          audit.account = address.trim().toLowerCase();
+          await removeInbox(deps, address);
+          print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
+        }),
+      ),
   );
   common(
     program.command('nodes').description('live nodes sharing the database, and the IMAP inboxes each syncs'),

@@ -8,6 +8,9 @@ import type { MailboxDeps } from '../mailbox/deps.js';
 import type { RemoteBackends } from '../mailbox/remote.js';
 import type * as adminOperations from '../mailbox/operations/admin.js';
 import { CliError } from './errors.js';
+import type { AuditAction } from '../contract/audit.js';
+import type { AuditContext } from '../mailbox/audit/audit-context.js';
+import { finishAudit, openAudit, outcomeOfError } from '../mailbox/audit/audit-context.js';
 
 /** The options every admin command takes. */
 export interface DataDirOptions {
@@ -93,4 +96,31 @@ export async function withDeps<T>(
   } finally {
     await db.close();
   }
+}
+
+/**
+ * A state-changing command's work, recorded in the audit trail (door `cli`, actor `admin`):
+ * `ok`, or the code of what refused it. The verb may write the record in its own transaction.
+ */
+export function audited<T>(
+  action: AuditAction,
+  fn: (deps: MailboxDeps, admin: AdminOperations, audit: AuditContext) => Promise<T>,
+): (deps: MailboxDeps, admin: AdminOperations) => Promise<T> {
+  return async (deps, admin) => {
+    const audit = openAudit({
+      door: 'cli',
+      action,
+      actor: { kind: 'admin', id: null },
+      userId: null,
+      requestId: null,
+    });
+    try {
+      const result = await fn(deps, admin, audit);
+      await finishAudit(deps, audit, 'ok');
+      return result;
+    } catch (error) {
+      await finishAudit(deps, audit, error instanceof CliError ? error.code : outcomeOfError(error));
+      throw error;
+    }
+  };
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.js';
+import { registerAuditCommands } from './audit-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { registerDbCommands } from './db-commands.js';
 import { fail, report } from './errors.js';
@@ -28,6 +29,7 @@ program.configureOutput({
 });
 registerServe(program);
 registerAdminCommands(program);
+registerAuditCommands(program);
 registerBackupCommands(program);
 registerDbCommands(program);
 registerMcpProxy(program);

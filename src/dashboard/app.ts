@@ -1,6 +1,8 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/context.js';
 import { registerAssets } from './assets.js';
+import { auditedPosts } from './audit.js';
+import { registerActivity } from './pages/activity.js';
 import { registerAdminPages } from './pages/admin.js';
 import { registerApprovals } from './pages/approvals.js';
 import { registerCompose } from './pages/compose.js';
@@ -23,7 +25,8 @@ export type { StreamFeed };
  * /docs. Each handler is wrapped (session.ts `signedIn`) rather than behind `use('*')`, so
  * nothing of it runs for the API's paths.
  */
-export function registerDashboard(app: Hono<AppEnv>, streamFeed: StreamFeed): void {
+export function registerDashboard(root: Hono<AppEnv>, streamFeed: StreamFeed): void {
+  const app = auditedPosts(root);
   registerAssets(app);
   registerSignIn(app);
   registerMailList(app);
@@ -37,5 +40,6 @@ export function registerDashboard(app: Hono<AppEnv>, streamFeed: StreamFeed): vo
   registerLists(app);
   registerApprovals(app);
   registerInboxSettings(app);
+  registerActivity(app);
   registerAdminPages(app);
 }

@@ -7,6 +7,7 @@ import { mailroomErrorOf } from '../mailbox/errors.js';
 import { countApprovals } from '../mailbox/approvals/approvals.js';
 import type { Session } from '../mailbox/operations/sign-in.js';
 import { assetUrl } from './assets.js';
+import { noteRefusal } from './audit.js';
 
 /** Pages run only the dashboard's own script and style; nothing may frame them. */
 export const PAGE_CSP =
@@ -22,6 +23,7 @@ export type Section =
   | 'lists'
   | 'suppressions'
   | 'approvals'
+  | 'activity'
   | 'domains'
   | 'users'
   | 'none';
@@ -47,6 +49,7 @@ const NAV: { section: Section; href: string; label: string; admin?: boolean }[] 
   { section: 'labels', href: '/labels', label: 'Labels' },
   { section: 'lists', href: '/lists', label: 'Lists' },
   { section: 'suppressions', href: '/suppressions', label: 'Suppressions' },
+  { section: 'activity', href: '/activity', label: 'Activity' },
   { section: 'domains', href: '/domains', label: 'Domains', admin: true },
   { section: 'users', href: '/users', label: 'Users', admin: true },
 ];
@@ -222,6 +225,7 @@ export function errorPage(
   code: ContractErrorCode,
   message: string,
 ): Promise<Response> {
+  noteRefusal(code);
   return renderPage(
     c,
     session,
@@ -236,6 +240,7 @@ export function errorPage(
 export function problemOf(error: unknown): { error: string; status: number } {
   const known = mailroomErrorOf(error);
   if (!known) throw error;
+  noteRefusal(known.code);
   const detail = known.details?.[0]?.message;
   const message = detail && !known.message.includes(detail) ? `${known.message}: ${detail}` : known.message;
   return { error: capitalise(message), status: statusOfCode(known.code) };

@@ -7,6 +7,7 @@ import type { AppEnv } from '../http/context.js';
 import type { Session } from '../mailbox/operations/sign-in.js';
 import { SESSION_IDLE_MS, sessionOf } from '../mailbox/operations/sign-in.js';
 import { errorPage, problemOf } from './render.js';
+import { noteActor, noteRefusal } from './audit.js';
 
 export const SESSION_COOKIE = 'mailroom_session';
 
@@ -109,11 +110,17 @@ export function signedIn(page: Page, options: PageOptions = {}) {
   return async (c: DashContext): Promise<Response> => {
     const post = c.req.method === 'POST';
     if (post && crossSite(c)) return errorPage(c, null, 'forbidden', 'This form was sent from another site.');
-    const session = await currentSession(c);
-    if (!session) return options.script ? c.text('sign in first', 401) : toSignIn(c);
+    let session = await currentSession(c);
+    if (!session) {
+      if (post) noteRefusal('unauthorized');
+      return options.script ? c.text('sign in first', 401) : toSignIn(c);
+    }
     if (options.admin && !session.user.admin)
       return errorPage(c, session, 'not_found', 'There is no such page.');
     if (!post) return page(c, session);
+    const { audit } = c.var;
+    noteActor(audit, session.user.id);
+    if (audit) session = { ...session, caller: { ...session.caller, audit } };
     let answer: Response | undefined;
     const limit = bodyLimit({
       maxSize: c.var.deps.config.maxBodyBytes,

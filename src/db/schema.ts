@@ -72,6 +72,24 @@ export interface LoopAlertsTable {
   raised_at: string;
 }
 
+/** One record of the audit trail (migration 025); the record served is every column but seq, user_id and prev_hash. */
+export interface AuditLogTable {
+  seq: Generated<number>;
+  id: string;
+  at: string;
+  user_id: number | null;
+  actor_kind: string;
+  actor_id: string | null;
+  door: string;
+  action: string;
+  account: string | null;
+  target: string | null;
+  outcome: string;
+  request_id: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
 export interface FoldersTable {
   id: Generated<number>;
   inbox_id: number;
@@ -440,6 +458,7 @@ export interface Database {
   loop_alerts: LoopAlertsTable;
   correspondents: CorrespondentsTable;
   held_sends: HeldSendsTable;
+  audit_log: AuditLogTable;
   nodes: NodesTable;
   leases: LeasesTable;
   rate_windows: RateWindowsTable;

@@ -73,6 +73,7 @@ export interface MailroomSettings {
   metricsToken?: string;
   secret?: string;
   trashDays?: number;
+  auditRetentionDays?: number;
   imapInitialDays?: number;
   imapCheckSeconds?: number;
   imapSyncAllMail?: boolean;

@@ -16,6 +16,7 @@ import { requestIds, requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
 import { enforceRoutePermissions } from './route-permission.js';
+import { enforceRouteAudit, keyActor } from './route-audit.js';
 import { serveOpenApiDocument } from './openapi-document.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
@@ -28,6 +29,7 @@ import { registerEmailReadRoutes } from './routes/emails-read.js';
 import { registerFolderRoutes } from './routes/folders.js';
 import { registerLabelRoutes } from './routes/labels.js';
 import { registerListRoutes } from './routes/lists.js';
+import { registerAuditRoute } from './routes/audit.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -84,8 +86,11 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerMetricsRoute(root, httpMetrics);
 
   // The permission check wraps inside the validation: a key without the permission is refused first.
+  // The audit record is opened first of all, so a refusal by either check is recorded.
   const api = validateWholeRequests(
-    enforceRoutePermissions(new OpenAPIHono<AppEnv>(validationHook as never)),
+    enforceRoutePermissions(
+      enforceRouteAudit(new OpenAPIHono<AppEnv>(validationHook as never), 'api', keyActor),
+    ),
   );
   // API keys and the admin token each have their own count of failures per client address.
   const throttle = () => new AuthThrottle(deps.config.authFailureLimit, options.authFailureWindowMs);
@@ -115,6 +120,7 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   registerThreadRoutes(api);
   registerWebhookRoutes(api);
   registerListRoutes(api);
+  registerAuditRoute(api);
   options.eventStreams.register(api);
   serveOpenApiDocument(api, '/openapi.json', {
     title: 'Mailroom API',

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../mailbox/audit/audit-context.js';
 import type { KeyCaller } from '../mailbox/caller.js';
 import type { InboxFolderLookup } from '../mailbox/access.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
@@ -15,5 +16,7 @@ export interface AppEnv {
     streamTokenAccount?: string | null;
     /** A list's inbox and folder look-up, started beside the key's (middleware/look-ahead.ts). */
     listLookAhead?: InboxFolderLookup;
+    /** This request's audit record, on a route that changes state (route-audit.ts). */
+    audit?: AuditContext;
   };
 }

@@ -1,3 +1,4 @@
+import type { AuditContext } from './audit/audit-context.js';
 import { Forbidden } from './errors.js';
 
 /** What a key may do (contract 14); a person in the dashboard, the CLI and in-process calls may do all. */
@@ -15,6 +16,8 @@ export interface Caller {
   /** The addresses the caller may reach, lower-case; null for all of the user's inboxes. */
   inboxes: readonly string[] | null;
   permissions: ReadonlySet<Permission>;
+  /** The request's audit record, which a verb that changes data writes in its transaction. */
+  audit?: AuditContext;
 }
 
 /** A caller that is an API key (HTTP, MCP, a stream token). */

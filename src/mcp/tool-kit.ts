@@ -7,6 +7,8 @@ import type { MailboxDeps } from '../mailbox/deps.js';
 import type { KeyCaller, Permission } from '../mailbox/caller.js';
 import { requirePermission } from '../mailbox/caller.js';
 import { toolError } from './tool-error.js';
+import type { AuditAction } from '../contract/audit.js';
+import { finishAudit, openAudit } from '../mailbox/audit/audit-context.js';
 
 /** What a tool runs with: the API key acting and its reach, as the HTTP door's authentication found it. */
 export interface ToolContext {
@@ -17,6 +19,8 @@ export interface ToolContext {
   apiBase: string;
   /** Aborts when the client goes away (a long wait stops). */
   signal: AbortSignal;
+  /** X-Request-Id of the HTTP request carrying the call, in the audit record. */
+  requestId: string;
 }
 
 type Shape = Record<string, z.ZodType>;
@@ -44,6 +48,8 @@ export interface ToolDefinition<P extends Shape, B extends z.ZodType | undefined
   name: string;
   /** What a key needs to see and call it (contract 14). */
   permission: Permission;
+  /** What the audit trail records a call as; every tool that is not read-only declares one. */
+  action?: AuditAction;
   description: string;
   annotations: Hints;
   params: P;
@@ -67,6 +73,10 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
 ): McpTool {
   const params = z.strictObject(definition.params);
   const ownKeys = new Set(Object.keys(definition.params));
+  const { action } = definition;
+  if (action === undefined && !definition.annotations.readOnlyHint)
+    throw new Error(`MCP tool ${definition.name} changes state but declares no audit action`);
+  const call = callOf(definition, params, ownKeys);
   return {
     permission: definition.permission,
     listing: {
@@ -76,37 +86,72 @@ export function defineTool<P extends Shape, B extends z.ZodType | undefined = un
       inputSchema: inputSchemaOf(definition.name, params, definition.body, definition.fields ?? {}),
     },
     async call(context, args) {
-      try {
-        requirePermission(context.caller, definition.permission);
-      } catch (error) {
-        const refusal = mailroomErrorOf(error)!;
-        return toolError(refusal.code, refusal.message);
-      }
-      const own: Record<string, unknown> = {};
-      const rest: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(args)) (ownKeys.has(key) ? own : rest)[key] = value;
-      const details: ErrorDetail[] = [];
-      // The HTTP API's words for the same mistakes, without its "(in the JSON body)".
-      const wording = { error: requestErrorMap() };
-      const parsed = await params.safeParseAsync(definition.body ? own : args, wording);
-      if (!parsed.success) details.push(...zodDetails(parsed.error));
-      let body: unknown;
-      if (definition.body) {
-        const result = await definition.body.safeParseAsync(rest, wording);
-        if (result.success) body = result.data;
-        else details.push(...zodDetails(result.error));
-      }
-      if (details.length > 0) return toolError('validation_error', validationMessage(details), details);
-      try {
-        const data = await definition.run(context, parsed.data!, body as never);
-        return isToolResult(data) ? data : toolResult(data);
-      } catch (error) {
-        const known = mailroomErrorOf(error);
-        if (known) return toolError(known.code, known.message, known.details);
-        context.deps.log.error({ err: error, tool: definition.name }, 'MCP tool failed');
-        return toolError('internal_error', 'internal error');
-      }
+      if (action === undefined) return call(context, args);
+      const { caller } = context;
+      const audit = openAudit({
+        door: 'mcp',
+        action,
+        requestId: context.requestId,
+        actor: { kind: 'key', id: caller.keyId },
+        userId: caller.userId,
+        account: typeof args.account === 'string' ? args.account.trim().toLowerCase() : null,
+        target: typeof args.uid === 'number' || typeof args.uid === 'string' ? String(args.uid) : null,
+      });
+      const result = await call({ ...context, caller: { ...caller, audit } }, args);
+      await finishAudit(context.deps, audit, outcomeOfToolResult(result));
+      return result;
     },
+  };
+}
+
+/** `ok`, or the code a tool error carries. */
+function outcomeOfToolResult(result: CallToolResult): string {
+  if (!result.isError) return 'ok';
+  const text = result.content?.[0]?.type === 'text' ? result.content[0].text : '';
+  try {
+    return (JSON.parse(text) as { error: { code: string } }).error.code;
+  } catch {
+    return 'internal_error';
+  }
+}
+
+/** A tool's call: the permission, then its inputs, then its verb; every failure a tool error. */
+function callOf<P extends Shape, B extends z.ZodType | undefined>(
+  definition: ToolDefinition<P, B>,
+  params: z.ZodObject<P>,
+  ownKeys: Set<string>,
+): McpTool['call'] {
+  return async (context, args) => {
+    try {
+      requirePermission(context.caller, definition.permission);
+    } catch (error) {
+      const refusal = mailroomErrorOf(error)!;
+      return toolError(refusal.code, refusal.message);
+    }
+    const own: Record<string, unknown> = {};
+    const rest: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(args)) (ownKeys.has(key) ? own : rest)[key] = value;
+    const details: ErrorDetail[] = [];
+    // The HTTP API's words for the same mistakes, without its "(in the JSON body)".
+    const wording = { error: requestErrorMap() };
+    const parsed = await params.safeParseAsync(definition.body ? own : args, wording);
+    if (!parsed.success) details.push(...zodDetails(parsed.error));
+    let body: unknown;
+    if (definition.body) {
+      const result = await definition.body.safeParseAsync(rest, wording);
+      if (result.success) body = result.data;
+      else details.push(...zodDetails(result.error));
+    }
+    if (details.length > 0) return toolError('validation_error', validationMessage(details), details);
+    try {
+      const data = await definition.run(context, parsed.data!, body as never);
+      return isToolResult(data) ? data : toolResult(data);
+    } catch (error) {
+      const known = mailroomErrorOf(error);
+      if (known) return toolError(known.code, known.message, known.details);
+      context.deps.log.error({ err: error, tool: definition.name }, 'MCP tool failed');
+      return toolError('internal_error', 'internal error');
+    }
   };
 }
 

@@ -50,6 +50,7 @@ export const approvalTools: McpTool[] = [
   }),
   defineTool({
     name: 'cancel_send',
+    action: 'email.cancel',
     permission: 'send',
     description: 'Cancels a scheduled send, or one waiting for approval: it comes back to Drafts, not sent.',
     annotations: {

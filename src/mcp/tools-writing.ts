@@ -46,6 +46,7 @@ const sendAt = z.string().optional().describe(SEND_AT);
 export const writingTools: McpTool[] = [
   defineTool({
     name: 'send_email',
+    action: 'email.send',
     permission: 'send',
     description:
       'Sends an email from one of your inboxes (`from`). Needs text, html or attachments (base64). Local ' +
@@ -66,6 +67,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'reply_to_email',
+    action: 'email.reply',
     permission: 'send',
     description:
       'Replies to an email (replyAll for everyone), threading it and quoting the original unless ' +
@@ -86,6 +88,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'forward_email',
+    action: 'email.forward',
     permission: 'send',
     description: 'Forwards an email to `to`, with its attachments unless includeAttachments is false.',
     annotations: { title: 'Forward an email', ...SENDS },
@@ -104,6 +107,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'update_email',
+    action: 'email.update',
     permission: 'organise',
     description:
       'Marks an email read or unread, flags or unflags it, or moves it (action move with folder, the destination).',
@@ -118,6 +122,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'delete_email',
+    action: 'email.delete',
     permission: 'organise',
     description:
       'Moves an email to Trash; one already in Trash, a draft, or any with permanent: true is deleted for good.',
@@ -132,6 +137,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'create_draft',
+    action: 'draft.create',
     permission: 'send',
     description: 'Saves a draft in Drafts (inReplyTo: uid of the email it answers, for threading).',
     annotations: { title: 'Create a draft', ...CHANGES, destructiveHint: false, idempotentHint: false },
@@ -144,6 +150,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'update_draft',
+    action: 'draft.update',
     permission: 'send',
     description: 'Changes a draft: the fields given replace, the others stay.',
     annotations: { title: 'Update a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
@@ -156,6 +163,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'send_draft',
+    action: 'draft.send',
     permission: 'send',
     description: 'Sends a draft; it moves from Drafts to Sent keeping its uid.',
     annotations: { title: 'Send a draft', ...SENDS, idempotentHint: true },
@@ -165,6 +173,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'delete_draft',
+    action: 'draft.delete',
     permission: 'send',
     description: 'Deletes a draft without sending it.',
     annotations: { title: 'Delete a draft', ...CHANGES, destructiveHint: true, idempotentHint: true },
@@ -187,6 +196,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'create_label',
+    action: 'label.create',
     permission: 'organise',
     description:
       'Creates a label (names are unique per user, whatever the case); a colour is picked when omitted.',
@@ -202,6 +212,7 @@ export const writingTools: McpTool[] = [
   }),
   defineTool({
     name: 'label_email',
+    action: 'email.label',
     permission: 'organise',
     description: 'Puts labels (ids or names) on an email; labels it already has are kept once.',
     annotations: { title: 'Label an email', ...CHANGES, destructiveHint: false, idempotentHint: true },

@@ -2,6 +2,7 @@ import type { Db } from '../db/connection.js';
 import { AddressListStore } from './address-lists.js';
 import { ApiKeyStore } from './api-keys.js';
 import { CorrespondentStore } from './correspondents.js';
+import { AuditStore } from './audit.js';
 import { DashboardSessionStore } from './dashboard-sessions.js';
 import { DeliveryStore } from './deliveries.js';
 import { DomainStore } from './domains.js';
@@ -65,6 +66,7 @@ export function createStore(db: Db, secret: string) {
     health: new HealthStore(db),
     nodes: new NodeStore(db),
     reset: new ResetStore(db),
+    audit: new AuditStore(db),
   };
 }
 

@@ -49,6 +49,8 @@ export interface FormAnswer {
   status: number;
   location: string | null;
   html: string;
+  /** The X-Request-Id the answer carried. */
+  requestId: string | null;
 }
 
 /** Signs in with the server's one-time first-start link, over HTTP alone (no browser). */
@@ -75,7 +77,12 @@ export async function signInOverHttp(server: TestServer): Promise<FormSession> {
   return {
     async post(pathname, fields) {
       const res = await send(pathname, { ...fields, _csrf: csrf }, cookie);
-      return { status: res.status, location: res.headers.get('location'), html: await res.text() };
+      return {
+        status: res.status,
+        location: res.headers.get('location'),
+        html: await res.text(),
+        requestId: res.headers.get('x-request-id'),
+      };
     },
   };
 }

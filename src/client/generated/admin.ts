@@ -161,6 +161,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail of every user, newest first */
+        get: operations["listAllAuditRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -281,6 +298,38 @@ export interface components {
             ca?: string;
             /** @description skip the certificate check altogether (shown as `certificates: "off"`) */
             insecure?: boolean;
+        };
+        AuditRecord: {
+            /** @example aud_3kq9Xb1w */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "key" | "user" | "admin";
+                /** @description the key's id, the person's user id; null for the admin token and the CLI */
+                id: string | null;
+            };
+            /** @enum {string} */
+            door: "api" | "mcp" | "dashboard" | "admin" | "cli";
+            /**
+             * @description what was asked: resource.verb
+             * @example email.send
+             */
+            action: string;
+            /** @description the inbox it concerned; null for user-wide actions */
+            account: string | null;
+            /** @description what it acted on: an email, key, label, list entry... (never a body or secret) */
+            target: string | null;
+            /**
+             * @description `ok`, or the error code of the refusal
+             * @example ok
+             */
+            outcome: string;
+            /** @description the response's X-Request-Id (null from the CLI) */
+            requestId: string | null;
+            /** @description hex SHA-256 of the previous record's hash, a newline, and this record without hash as JSON with sorted keys and no spaces */
+            hash: string;
         };
     };
     responses: never;
@@ -1547,6 +1596,111 @@ export interface operations {
                 };
             };
             /** @description Too many failed admin token attempts from this address */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAllAuditRecords: {
+        parameters: {
+            query?: {
+                /** @description one inbox's records; absent: all the records you may see (the key's inboxes and user-wide ones) */
+                account?: string;
+                /** @description an ISO 8601 date-time (a date alone means its midnight UTC) */
+                since?: string;
+                action?: string;
+                /** @description `ok` or an error code */
+                outcome?: string;
+                /** @description only what this key (its id) did */
+                key?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            records: components["schemas"]["AuditRecord"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

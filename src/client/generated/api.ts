@@ -625,6 +625,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail: every state-changing request of your keys, dashboard and admin, refused ones too
+         * @description Newest first. Without `account`: all your records; a key limited to some inboxes sees those inboxes' records and the user-wide ones (account null). Each record carries `hash`, chained to the one before it; `mailroom audit verify` checks the chain.
+         */
+        get: operations["listAuditRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/token": {
         parameters: {
             query?: never;
@@ -1717,6 +1737,38 @@ export interface components {
             reason: string;
             /** Format: date-time */
             created_at: string;
+        };
+        AuditRecord: {
+            /** @example aud_3kq9Xb1w */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "key" | "user" | "admin";
+                /** @description the key's id, the person's user id; null for the admin token and the CLI */
+                id: string | null;
+            };
+            /** @enum {string} */
+            door: "api" | "mcp" | "dashboard" | "admin" | "cli";
+            /**
+             * @description what was asked: resource.verb
+             * @example email.send
+             */
+            action: string;
+            /** @description the inbox it concerned; null for user-wide actions */
+            account: string | null;
+            /** @description what it acted on: an email, key, label, list entry... (never a body or secret) */
+            target: string | null;
+            /**
+             * @description `ok`, or the error code of the refusal
+             * @example ok
+             */
+            outcome: string;
+            /** @description the response's X-Request-Id (null from the CLI) */
+            requestId: string | null;
+            /** @description hex SHA-256 of the previous record's hash, a newline, and this record without hash as JSON with sorted keys and no spaces */
+            hash: string;
         };
         EventStreamToken: {
             /** @description opens GET /events?token=... within 60 s; the stream then lasts while it is open */
@@ -8214,6 +8266,132 @@ export interface operations {
                             address: string;
                             /** @enum {boolean} */
                             deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Validation error or invalid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the permission this route needs, or the account is not one of its inboxes */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An internal error; the message carries no detail */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage unavailable (disk full, database busy): retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditRecords: {
+        parameters: {
+            query?: {
+                /** @description one inbox's records; absent: all the records you may see (the key's inboxes and user-wide ones) */
+                account?: string;
+                /** @description an ISO 8601 date-time (a date alone means its midnight UTC) */
+                since?: string;
+                action?: string;
+                /** @description `ok` or an error code */
+                outcome?: string;
+                /** @description only what this key (its id) did */
+                key?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            records: components["schemas"]["AuditRecord"][];
+                            nextCursor: string | null;
                         };
                     };
                 };

@@ -23,6 +23,7 @@ import { Csrf, problemOf, renderPage, when } from '../render.js';
 import type { DashContext } from '../session.js';
 import { formFiles, formOf, signedIn } from '../session.js';
 import { q } from './mail-parts.js';
+import type { AuditAction } from '../../contract/audit.js';
 
 type Mode = 'new' | 'reply' | 'reply-all' | 'forward';
 const MODES: Mode[] = ['new', 'reply', 'reply-all', 'forward'];
@@ -221,6 +222,7 @@ export function registerCompose(app: Hono<AppEnv>): void {
       const mode = (MODES as string[]).includes(form.mode ?? '') ? (form.mode as Mode) : 'new';
       const account = form.account ?? '';
       const draft = Number(form.draft) || undefined;
+      if (c.var.audit) c.var.audit.action = composeAction(mode, form.intent === 'save', draft !== undefined);
       // The form's one-time token: a second press of Send (or a resent form) sends nothing twice.
       const once = { idempotencyKey: `dashboard-${form.once ?? crypto.randomUUID()}` };
       const text = form.text ?? '';
@@ -343,4 +345,12 @@ async function attachmentsOf(files: File[]): Promise<AttachmentInput[]> {
       content: Buffer.from(await file.arrayBuffer()).toString('base64'),
     })),
   );
+}
+
+/** What a press of the compose form's buttons records: the form sends, replies, forwards or keeps a draft. */
+function composeAction(mode: Mode, save: boolean, draft: boolean): AuditAction {
+  if (mode === 'forward') return 'email.forward';
+  if (mode !== 'new') return 'email.reply';
+  if (save) return draft ? 'draft.update' : 'draft.create';
+  return draft ? 'draft.send' : 'email.send';
 }

@@ -204,7 +204,7 @@ export function registerKeys(app: Hono<AppEnv>): void {
       try {
         const fields = parseWithContract(KeyForm, typed);
         // Answered as a page, not a redirect: the key must not travel in a URL.
-        const { key } = await createKey(c.var.deps, session.user.id, fields);
+        const { key } = await createKey(c.var.deps, session.user.id, fields, c.var.audit);
         return await keysPage(c, session, { created: { key, name: fields.name ?? '' } });
       } catch (error) {
         return keysPage(c, session, { ...problemOf(error), typed });
@@ -215,7 +215,7 @@ export function registerKeys(app: Hono<AppEnv>): void {
     '/keys/:id/revoke',
     signedIn(async (c, session) => {
       try {
-        await revokeKey(c.var.deps, c.req.param('id') ?? '', session.user.id);
+        await revokeKey(c.var.deps, c.req.param('id') ?? '', session.user.id, c.var.audit);
       } catch (error) {
         return keysPage(c, session, problemOf(error));
       }

@@ -11,6 +11,7 @@ import { noticeOf, problemOf, renderPage } from '../render.js';
 import type { DashContext } from '../session.js';
 import { crossSite, currentSession, endSession, formOf, signedIn, startSession } from '../session.js';
 import { errorPage } from '../render.js';
+import { noteActor } from '../audit.js';
 
 /**
  * Where a person goes after signing in: `next` only when it resolves, as a browser resolves a
@@ -88,11 +89,12 @@ export function registerSignIn(app: Hono<AppEnv>): void {
     if (crossSite(c)) return errorPage(c, null, 'forbidden', 'This form was sent from another site.');
     const form = await formOf(c);
     try {
-      const { token } = await signInWithPassword(c.var.deps, {
+      const { token, session } = await signInWithPassword(c.var.deps, {
         name: form.name ?? '',
         password: form.password ?? '',
         client: clientAddress(c),
       });
+      noteActor(c.var.audit, session.user.id);
       startSession(c, token);
       return c.redirect(safeNext(c, form.next), 303);
     } catch (error) {
@@ -125,7 +127,8 @@ export function registerSignIn(app: Hono<AppEnv>): void {
     if (crossSite(c)) return errorPage(c, null, 'forbidden', 'This form was sent from another site.');
     const form = await formOf(c);
     try {
-      const { token } = await redeemSignInLink(c.var.deps, form.token ?? '');
+      const { token, session } = await redeemSignInLink(c.var.deps, form.token ?? '');
+      noteActor(c.var.audit, session.user.id);
       startSession(c, token);
       return c.redirect('/mail', 303);
     } catch (error) {

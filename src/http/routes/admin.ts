@@ -43,6 +43,9 @@ import {
 import { PROVIDER_NAMES } from '../../mailbox/connect/providers.js';
 import { envelope } from '../../contract/common.js';
 import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
+import type { AuditAction } from '../../contract/audit.js';
+import { adminActor, audited, enforceRouteAudit } from '../route-audit.js';
+import { registerAdminAuditRoute } from './admin-audit.js';
 
 const adminSecurity = [{ adminAuth: [] }];
 const errors = {
@@ -84,12 +87,14 @@ function adminAuth(token: string | undefined, throttle: AuthThrottle): Middlewar
   };
 }
 
+const common = { tags: ['Admin'], security: adminSecurity };
 const route = <M extends 'get' | 'post' | 'delete', P extends string>(
   method: M,
   path: P,
   operationId: string,
   summary: string,
-) => ({ method, path, operationId, tags: ['Admin'], summary, security: adminSecurity });
+  action?: AuditAction,
+) => ({ method, path, operationId, summary, ...common, ...(action ? audited(action) : {}) });
 
 export interface AdminAppOptions {
   /** MAILROOM_ADMIN_TOKEN; without it every admin route answers 404. */
@@ -101,7 +106,7 @@ export interface AdminAppOptions {
 }
 
 export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOptions) {
-  const app = validateWholeRequests(new OpenAPIHono<AppEnv>(hook));
+  const app = validateWholeRequests(enforceRouteAudit(new OpenAPIHono<AppEnv>(hook), 'admin', adminActor));
   const guard = throttle.guard();
   const auth = adminAuth(token, throttle);
   // The document is public once the admin API is on, as /api/v1/openapi.json is; off, it is 404.
@@ -118,6 +123,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         '/domains',
         'createDomain',
         'Host a domain: creates its DKIM key and returns the DNS records to publish',
+        'domain.create',
       ),
       request: jsonBody(CreateDomainBody),
       responses: { ...created(z.object({ domain: AdminDomain }), 'The domain'), ...errors, ...conflict },
@@ -156,7 +162,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('delete', '/domains/{name}', 'deleteDomain', 'Stop hosting a domain'),
+      ...route('delete', '/domains/{name}', 'deleteDomain', 'Stop hosting a domain', 'domain.remove'),
       request: { params: name },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
@@ -168,7 +174,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
 
   app.openapi(
     createRoute({
-      ...route('post', '/users', 'createUser', 'Create a user'),
+      ...route('post', '/users', 'createUser', 'Create a user', 'user.create'),
       request: jsonBody(CreateUserBody),
       responses: { ...created(z.object({ user: AdminUser }), 'The user'), ...errors, ...conflict },
     }),
@@ -191,6 +197,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         '/users/{id}',
         'deleteUser',
         'Remove a user with its inboxes, keys, labels and webhooks',
+        'user.remove',
       ),
       request: { params: z.object({ id: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
@@ -203,14 +210,14 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
 
   app.openapi(
     createRoute({
-      ...route('post', '/keys', 'createKey', 'Create an API key; the key is shown only here'),
+      ...route('post', '/keys', 'createKey', 'Create an API key; the key is shown only here', 'key.create'),
       request: jsonBody(CreateKeyBody),
       responses: { ...created(z.object({ key: AdminKeyWithSecret }), 'The key'), ...errors },
     }),
     async (c) => {
       const body = c.req.valid('json');
       const { user, ...options } = body;
-      const { row, key } = await createKey(c.var.deps, user, options);
+      const { row, key } = await createKey(c.var.deps, user, options, c.var.audit);
       return ok(c, { key: { ...(await keyView(c.var.deps, row)), key } }, 201);
     },
   );
@@ -228,12 +235,12 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('delete', '/keys/{id}', 'revokeKey', 'Revoke an API key'),
+      ...route('delete', '/keys/{id}', 'revokeKey', 'Revoke an API key', 'key.revoke'),
       request: { params: z.object({ id: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ revoked: z.boolean() })), 'Revoked'), ...errors },
     }),
     async (c) => {
-      await revokeKey(c.var.deps, c.req.valid('param').id);
+      await revokeKey(c.var.deps, c.req.valid('param').id, undefined, c.var.audit);
       return ok(c, { revoked: true });
     },
   );
@@ -245,6 +252,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         '/inboxes',
         'createInbox',
         'Create an inbox on a hosted domain, or connect an external mailbox',
+        'inbox.create',
       ),
       description:
         'An external mailbox is reached by its `imap` and `smtp` URLs, by a `provider` preset, or ' +
@@ -348,7 +356,13 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
   );
   app.openapi(
     createRoute({
-      ...route('delete', '/inboxes/{address}', 'deleteInbox', 'Remove an inbox and all its mail'),
+      ...route(
+        'delete',
+        '/inboxes/{address}',
+        'deleteInbox',
+        'Remove an inbox and all its mail',
+        'inbox.remove',
+      ),
       request: { params: z.object({ address: z.string() }) },
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
@@ -357,6 +371,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       return ok(c, { deleted: true });
     },
   );
+  registerAdminAuditRoute(app, common);
   serveOpenApiDocument(app, '/openapi.json', {
     title: 'Mailroom admin API',
     description: 'Domains, users, API keys and inboxes, as the mailroom command manages them.',

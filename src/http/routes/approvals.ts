@@ -7,6 +7,7 @@ import { Email } from '../../contract/emails.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { commonErrors, json } from '../route-docs.js';
+import { audited } from '../route-audit.js';
 import { needs } from '../route-permission.js';
 import { sendingErrors } from './send.js';
 
@@ -49,6 +50,7 @@ const approve = createRoute({
   method: 'post',
   path: '/approvals/{id}/approve',
   operationId: 'approveSend',
+  ...audited('approval.approve'),
   tags,
   summary: 'Approve a waiting send: it goes out now (or at its sendAt); never by the key that requested it',
   description:
@@ -63,6 +65,7 @@ const reject = createRoute({
   method: 'post',
   path: '/approvals/{id}/reject',
   operationId: 'rejectSend',
+  ...audited('approval.reject'),
   tags,
   summary:
     'Reject a waiting send: it moves to Drafts with rejectedReason; never by the key that requested it',
@@ -76,6 +79,7 @@ const cancel = createRoute({
   method: 'post',
   path: '/emails/{id}/cancel',
   operationId: 'cancelSend',
+  ...audited('email.cancel'),
   tags: ['Sending'],
   summary:
     'Cancel a scheduled or waiting send: it moves from Outbox back to Drafts (rejectedReason cancelled)',

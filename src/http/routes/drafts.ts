@@ -3,6 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createDraft, deleteDraft, sendDraft, updateDraft } from '../../mailbox/drafts/drafts.js';
 import type { AppEnv } from '../context.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 import { ok } from '../envelope.js';
 import { EitherAccountQuery, envelope } from '../../contract/common.js';
 import {
@@ -35,6 +36,7 @@ const create = createRoute({
   summary: 'Create a draft in the Drafts folder',
   description: 'Stored as real MIME with `\\Draft`; `inReplyTo` (a uid) sets the threading headers.',
   ...needs('send'),
+  ...audited('draft.create'),
   request: { query: EitherAccountQuery, ...jsonBody(CreateDraftBody) },
   responses: {
     201: {
@@ -54,6 +56,7 @@ const update = createRoute({
   tags: ['Drafts'],
   summary: 'Update a draft: fields given replace, fields absent stay',
   ...needs('send'),
+  ...audited('draft.update'),
   request: { params: DraftUidParam, query: EitherAccountQuery, ...jsonBody(UpdateDraftBody) },
   responses: {
     ...okResponse(envelope(z.object({ draft: Draft })), 'The draft as it is now'),
@@ -70,6 +73,7 @@ const send = createRoute({
   tags: ['Drafts'],
   summary: 'Send a draft; it moves from Drafts to Sent keeping its uid',
   ...needs('send'),
+  ...audited('draft.send'),
   request: {
     params: DraftUidParam,
     query: EitherAccountQuery,
@@ -90,6 +94,7 @@ const remove = createRoute({
   tags: ['Drafts'],
   summary: 'Delete a draft without sending it',
   ...needs('send'),
+  ...audited('draft.delete'),
   request: { params: DraftUidParam, query: DraftAccountQuery },
   responses: {
     ...okResponse(envelope(z.object({ uid: z.number().int(), deleted: z.boolean() })), 'Deleted'),

@@ -5,6 +5,7 @@ import { emptyFolder } from '../../mailbox/organising/empty-folder.js';
 import { deleteEmail, updateEmail } from '../../mailbox/organising/organise.js';
 import type { AppEnv } from '../context.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 import { ok } from '../envelope.js';
 import { UidParam, envelope } from '../../contract/common.js';
 import { Email } from '../../contract/emails.js';
@@ -32,6 +33,7 @@ const update = createRoute({
   description:
     'The uid stays the same across moves. Moving into or out of Drafts is refused: drafts have their own routes.',
   ...needs('organise'),
+  ...audited('email.update'),
   request: { params: UidParam, query: OrganiseBodyQuery, ...jsonBody(UpdateEmailBody) },
   responses: { ...emailResponse, ...commonErrors, ...remoteErrors },
 });
@@ -46,6 +48,7 @@ const remove = createRoute({
     'Moves to Trash keeping the uid. An email already in Trash, a draft, or any email with permanent=true ' +
     'is deleted for good. Trash is emptied of mail older than MAILROOM_TRASH_DAYS.',
   ...needs('organise'),
+  ...audited('email.delete'),
   request: { params: UidParam, query: DeleteEmailQuery },
   responses: {
     ...okResponse(envelope(DeleteEmailResult), 'Where the email went'),
@@ -65,6 +68,7 @@ const empty = createRoute({
     'permanent=true, and always for good when the folder is Trash or Drafts. On a connected (IMAP) inbox the ' +
     'remote folder is emptied first; when the server refuses, nothing changes here (502). Answers how many went.',
   ...needs('organise'),
+  ...audited('email.empty_folder'),
   request: { query: EmptyFolderQuery },
   responses: {
     ...okResponse(envelope(EmptyFolderResult), 'How many emails left the folder, and where to'),
@@ -80,6 +84,7 @@ const label = createRoute({
   tags: ['Labels'],
   summary: 'Put labels (ids or names) on an email; labels it already has are kept once',
   ...needs('organise'),
+  ...audited('email.label'),
   request: { params: UidParam, query: OrganiseBodyQuery, ...jsonBody(ApplyLabelsBody) },
   responses: { ...emailResponse, ...commonErrors },
 });
@@ -91,6 +96,7 @@ const unlabel = createRoute({
   tags: ['Labels'],
   summary: 'Take a label off an email',
   ...needs('organise'),
+  ...audited('email.unlabel'),
   request: { params: EmailLabelParams, query: OrganiseQuery },
   responses: { ...emailResponse, ...commonErrors },
 });

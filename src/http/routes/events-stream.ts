@@ -9,6 +9,7 @@ import { issueStreamToken } from '../../mailbox/events/stream-token.js';
 import { Forbidden } from '../../mailbox/errors.js';
 import type { AppEnv } from '../context.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 import { ok } from '../envelope.js';
 import { envelope } from '../../contract/common.js';
 import {
@@ -59,6 +60,7 @@ const token = createRoute({
   operationId: 'createEventStreamToken',
   tags: ['Events'],
   ...needs('read'),
+  ...audited('events.token'),
   summary: 'A short-lived token that opens GET /events?token=... (for a browser EventSource)',
   description:
     'Signed by the server, valid on any node sharing the database, for opening a stream within its minute. ' +

@@ -4,6 +4,7 @@ import { createFolder, deleteFolder } from '../../mailbox/organising/folders.js'
 import { listFolders } from '../../mailbox/reading/read.js';
 import type { AppEnv } from '../context.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 import { ok } from '../envelope.js';
 import { AccountQuery, EitherAccountQuery, ErrorResponse, envelope } from '../../contract/common.js';
 import { Folder } from '../../contract/emails.js';
@@ -34,6 +35,7 @@ const create = createRoute({
     'Names are 1 to 100 characters without "/", not only dots ("." or ".."), trimmed, and unique ' +
     'per inbox whatever their case.',
   ...needs('organise'),
+  ...audited('folder.create'),
   request: { query: EitherAccountQuery, ...jsonBody(CreateFolderBody) },
   responses: {
     201: {
@@ -58,6 +60,7 @@ const remove = createRoute({
     'Standard folders (INBOX, Sent, Drafts, Trash, Spam, Outbox) cannot be deleted (400). The name is ' +
     'trimmed, so a folder named ".." from an older version is reached as `%20..`.',
   ...needs('organise'),
+  ...audited('folder.delete'),
   request: { params: FolderNameParam, query: AccountQuery },
   responses: { ...okResponse(envelope(DeleteFolderResult), 'Deleted'), ...commonErrors },
 });

@@ -7,6 +7,7 @@ import { envelope } from '../../contract/common.js';
 import { InboxSettings, SettingsParams, UpdateInboxSettingsBody } from '../../contract/settings.js';
 import { commonErrors, jsonBody } from '../route-docs.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 
 const tags = ['Accounts'];
 // Spelled out rather than okResponse(): its `as const` trips the typing of async handlers.
@@ -34,6 +35,7 @@ const update = createRoute({
   operationId: 'updateInboxSettings',
   tags,
   ...needs('manage'),
+  ...audited('settings.update', 'address'),
   summary: "Change an inbox's mode, pause, or send limits (needs manage)",
   request: { params: SettingsParams, ...jsonBody(UpdateInboxSettingsBody) },
   responses: { ...settingsResponse, ...commonErrors },

@@ -9,6 +9,7 @@ import {
 } from '../../mailbox/organising/labels.js';
 import type { AppEnv } from '../context.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 import { ok } from '../envelope.js';
 import { ErrorResponse, envelope } from '../../contract/common.js';
 import {
@@ -36,6 +37,7 @@ const create = createRoute({
   tags: ['Labels'],
   summary: 'Create a label; a palette colour is picked at random when color is omitted',
   ...needs('organise'),
+  ...audited('label.create'),
   request: jsonBody(CreateLabelBody),
   responses: {
     201: {
@@ -82,6 +84,7 @@ const update = createRoute({
   tags: ['Labels'],
   summary: 'Change a label: the fields given replace, the others stay (description null clears it)',
   ...needs('organise'),
+  ...audited('label.update'),
   request: { params: LabelIdParam, ...jsonBody(UpdateLabelBody) },
   responses: { ...labelResponse, ...commonErrors, ...conflict },
 });
@@ -93,6 +96,7 @@ const remove = createRoute({
   tags: ['Labels'],
   summary: 'Delete a label; it comes off every email that carried it',
   ...needs('organise'),
+  ...audited('label.delete'),
   request: { params: LabelIdParam },
   responses: {
     ...okResponse(envelope(z.object({ id: z.string(), deleted: z.literal(true) })), 'Deleted'),

@@ -16,6 +16,7 @@ import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { commonErrors, jsonBody, okResponse } from '../route-docs.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 
 const tags = ['Lists'];
 const MATCHING =
@@ -44,6 +45,7 @@ const add = createRoute({
   operationId: 'addListEntry',
   tags,
   ...needs('manage'),
+  ...audited('list.add'),
   summary: 'Add an address or a domain to a list (an entry already there takes the new reason)',
   description: MATCHING,
   request: { params: ListParams, query: ListQuery, ...jsonBody(AddListEntryBody) },
@@ -62,6 +64,7 @@ const remove = createRoute({
   operationId: 'removeListEntry',
   tags,
   ...needs('manage'),
+  ...audited('list.remove'),
   summary: 'Remove an entry from a list',
   request: { params: ListEntryParams, query: ListQuery },
   responses: {
@@ -89,6 +92,7 @@ const lift = createRoute({
   operationId: 'liftSuppression',
   tags,
   ...needs('manage'),
+  ...audited('suppression.remove'),
   summary: 'Lift a suppression: the address may be sent to again',
   request: { params: SuppressionParam },
   responses: {

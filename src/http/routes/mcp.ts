@@ -17,6 +17,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, guards: MiddlewareHa
       deps: c.var.deps,
       caller: c.var.caller,
       apiBase: `${url.origin}/api/v1`,
+      requestId: c.var.requestId,
     };
     // The body checks read it already: the transport is handed the parsed value.
     const parsedBody =

@@ -4,6 +4,7 @@ import { forwardEmail, replyToEmail } from '../../mailbox/sending/reply-forward.
 import { sendEmail } from '../../mailbox/sending/send.js';
 import type { AppEnv } from '../context.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 import { ok } from '../envelope.js';
 import { ErrorResponse, UidParam, envelope } from '../../contract/common.js';
 import {
@@ -45,6 +46,7 @@ const send = createRoute({
     'Local recipients get it at once; others are queued for delivery (or captured in sandbox mode). ' +
     'A copy goes to Sent with `\\Seen`; bcc is kept on that copy only.',
   ...needs('send'),
+  ...audited('email.send'),
   request: { headers: IdempotencyHeader, ...jsonBody(SendBody) },
   responses: {
     ...sendResponses(envelope(SendResult), 'The sent email'),
@@ -61,6 +63,7 @@ const reply = createRoute({
   summary: 'Reply (or reply all) to an email',
   description: 'Sets In-Reply-To and References, quotes the original by default, flags it `\\Answered`.',
   ...needs('send'),
+  ...audited('email.reply'),
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ReplyBody) },
   responses: {
     ...sendResponses(envelope(ReplyResult), 'The reply as sent'),
@@ -76,6 +79,7 @@ const forward = createRoute({
   tags: ['Sending'],
   summary: 'Forward an email, with its attachments by default',
   ...needs('send'),
+  ...audited('email.forward'),
   request: { params: UidParam, query: SourceQuery, headers: IdempotencyHeader, ...jsonBody(ForwardBody) },
   responses: {
     ...sendResponses(envelope(ReplyResult), 'The forward as sent'),

@@ -12,6 +12,7 @@ import {
 import { listDeliveries } from '../../mailbox/events/webhook-deliveries.js';
 import type { AppEnv } from '../context.js';
 import { needs } from '../route-permission.js';
+import { audited } from '../route-audit.js';
 import { ok } from '../envelope.js';
 import { envelope } from '../../contract/common.js';
 import {
@@ -34,6 +35,7 @@ const create = createRoute({
   operationId: 'createWebhook',
   tags,
   ...needs('manage'),
+  ...audited('webhook.create'),
   summary: 'Register a webhook; the response holds its signing secret, shown only this once',
   request: jsonBody(CreateWebhookBody),
   responses: {
@@ -79,6 +81,7 @@ const update = createRoute({
   operationId: 'updateWebhook',
   tags,
   ...needs('manage'),
+  ...audited('webhook.update'),
   summary: 'Change url, events, accounts, description or status',
   request: { params: WebhookIdParam, ...jsonBody(UpdateWebhookBody) },
   // Spelled out rather than okResponse(): its `as const` trips the typing of async handlers.
@@ -97,6 +100,7 @@ const remove = createRoute({
   operationId: 'deleteWebhook',
   tags,
   ...needs('manage'),
+  ...audited('webhook.delete'),
   summary: 'Delete a webhook; nothing more is delivered to it',
   request: { params: WebhookIdParam },
   responses: {
@@ -111,6 +115,7 @@ const rotate = createRoute({
   operationId: 'rotateWebhookSecret',
   tags,
   ...needs('manage'),
+  ...audited('webhook.rotate_secret'),
   summary: 'Replace the signing secret; the new one is shown only in this response',
   request: { params: WebhookIdParam },
   responses: {
@@ -125,6 +130,7 @@ const test = createRoute({
   operationId: 'testWebhook',
   tags,
   ...needs('manage'),
+  ...audited('webhook.test'),
   summary: 'Send a webhook.test event to this webhook (one attempt; see its deliveries)',
   request: { params: WebhookIdParam },
   responses: {

@@ -160,6 +160,7 @@ export async function sendDraft(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: state.bcc.addresses,
         draft: row,
         requestedBy: caller.keyId,

@@ -4,6 +4,7 @@ import { requireInbox } from '../access.js';
 import type { Caller } from '../caller.js';
 import { requirePermission } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 export const HOUR_MS = 60 * 60 * 1000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -40,7 +41,10 @@ export async function updateInboxSettings(
   if (changes.paused !== undefined) patch.paused = changes.paused ? 1 : 0;
   if (changes.limits?.perHour !== undefined) patch.send_limit_per_hour = changes.limits.perHour;
   if (changes.limits?.perDay !== undefined) patch.send_limit_per_day = changes.limits.perDay;
-  await deps.store.inboxes.updateSettings(inbox.id, patch);
+  await deps.store.db.transaction(async () => {
+    await deps.store.inboxes.updateSettings(inbox.id, patch);
+    await recordInTransaction(deps, caller.audit, { account: inbox.address, target: inbox.address });
+  });
   return settingsOf(deps, { ...inbox, ...patch });
 }
 

@@ -2,6 +2,8 @@ import type { z } from '@hono/zod-openapi';
 import type { AdminDomain } from '../../contract/admin.js';
 import crypto from 'node:crypto';
 import type { MailboxDeps } from '../deps.js';
+import type { AuditContext } from '../audit/audit-context.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 import { Conflict, MailroomError, NotFound, ValidationFailed } from '../errors.js';
 import { isValidAddress } from '../../mail/addresses.js';
 import { nowIso } from '../../store/ids.js';
@@ -125,15 +127,21 @@ export async function createKey(
   deps: MailboxDeps,
   userIdOrName: string | number,
   options: NewKey = {},
+  audit?: AuditContext,
 ): Promise<{ row: ApiKeyRow; key: string; user: UserRow }> {
   const user = await requireUser(deps, userIdOrName);
+  if (audit) audit.userId = user.id;
   const reach = {
     inboxes: options.inboxes ? await inboxesOfUser(deps, user, options.inboxes) : null,
     permissions: PERMISSIONS.filter((p) => (options.permissions ?? DEFAULT_KEY_PERMISSIONS).includes(p)),
   };
   if (reach.permissions.length === 0)
     throw ValidationFailed.field('permissions', 'name at least one permission');
-  return { ...(await deps.store.apiKeys.create(user.id, options.name ?? '', reach, options.given)), user };
+  return deps.store.db.transaction(async () => {
+    const created = await deps.store.apiKeys.create(user.id, options.name ?? '', reach, options.given);
+    await recordInTransaction(deps, audit, { target: created.row.id });
+    return { ...created, user };
+  });
 }
 
 /** Permission names as a person typed them (the CLI), each checked: 400 naming one this server does not know. */
@@ -165,12 +173,21 @@ async function inboxesOfUser(deps: MailboxDeps, user: UserRow, addresses: string
 }
 
 /** Revokes a key; with `ownerId`, only one of that user's keys (another's is not found alike). */
-export async function revokeKey(deps: MailboxDeps, id: string, ownerId?: number): Promise<void> {
+export async function revokeKey(
+  deps: MailboxDeps,
+  id: string,
+  ownerId?: number,
+  audit?: AuditContext,
+): Promise<void> {
   if (ownerId !== undefined) {
     const own = (await deps.store.apiKeys.list(ownerId)).some((k) => k.id === id && !k.revoked_at);
     if (!own) throw new NotFound(`no active key ${id}`);
   }
-  if (!(await deps.store.apiKeys.revoke(id))) throw new NotFound(`no active key ${id}`);
+  if (audit && audit.userId === null) audit.userId = (await deps.store.apiKeys.active(id))?.user_id ?? null;
+  await deps.store.db.transaction(async () => {
+    if (!(await deps.store.apiKeys.revoke(id))) throw new NotFound(`no active key ${id}`);
+    await recordInTransaction(deps, audit, { target: id });
+  });
 }
 
 /** The keys of one user (or of all), as the admin API and the dashboard list them. */

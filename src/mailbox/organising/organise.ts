@@ -13,6 +13,7 @@ import { NotFound, Unprocessable, ValidationFailed } from '../errors.js';
 import { correspondentsOf } from '../ingest/file-message.js';
 import { viewsOf } from '../reading/read.js';
 import { lockMessage } from './message-lock.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 export const EMAIL_ACTIONS = ['read', 'unread', 'flag', 'unflag', 'move'] as const;
 export type EmailAction = (typeof EMAIL_ACTIONS)[number];
@@ -100,6 +101,7 @@ export async function updateEmail(
         const flags = (JSON.parse(current.flags) as string[]).filter((f) => f !== flag);
         await deps.store.messages.setFlags(current.id, flagOn(change.action) ? [...flags, flag] : flags);
       }
+      await recordInTransaction(deps, caller.audit, { account: inbox.address, target: String(current.uid) });
       const after = (await deps.store.messages.get(current.id))!;
       return (await viewsOf(deps, inbox, [after], () => to.name, 'full'))[0]!;
     });
@@ -151,6 +153,7 @@ export async function deleteEmail(
     deps.store.db.transaction(async () => {
       const current = await lockMessage(deps, message);
       if (!current) throw new NotFound(`no email with uid ${message.uid} in ${inbox.address}`);
+      await recordInTransaction(deps, caller.audit, { account: inbox.address, target: String(current.uid) });
       if (forGood(folder)) {
         await deps.store.messages.remove(current.id);
         return { uid: current.uid, deleted: true, folder: null };

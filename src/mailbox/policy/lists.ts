@@ -10,6 +10,7 @@ import { requirePermission } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
 import { Forbidden, NotFound, ValidationFailed } from '../errors.js';
 import { normalizeEntry } from './entries.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 export type ListEntryView = z.infer<typeof ListEntry>;
 export type ListEntryInput = Omit<z.infer<typeof AddListEntryBody>, 'account'>;
@@ -37,7 +38,12 @@ export async function addEntry(
 ): Promise<ListEntryView> {
   requirePermission(caller, 'manage');
   const { place, inbox } = await placeOf(deps, caller, ref, true);
-  const row = await deps.store.addressLists.put(place, entryOf(input.entry), input.reason ?? null, nowIso());
+  const entry = entryOf(input.entry);
+  const row = await deps.store.db.transaction(async () => {
+    const put = await deps.store.addressLists.put(place, entry, input.reason ?? null, nowIso());
+    await recordInTransaction(deps, caller.audit, auditFields(ref, inbox, entry));
+    return put;
+  });
   return viewOf(row, inbox);
 }
 
@@ -50,11 +56,20 @@ export async function removeEntry(
   requirePermission(caller, 'manage');
   const { place, inbox } = await placeOf(deps, caller, ref, true);
   entry = entryOf(entry);
-  if (!(await deps.store.addressLists.remove(place, entry))) {
-    const where = inbox ? inbox.address : 'your user-wide list';
-    throw new NotFound(`${entry} is not on the ${ref.direction} ${ref.type} list of ${where}`);
-  }
+  const removed = entry;
+  await deps.store.db.transaction(async () => {
+    if (!(await deps.store.addressLists.remove(place, removed))) {
+      const where = inbox ? inbox.address : 'your user-wide list';
+      throw new NotFound(`${removed} is not on the ${ref.direction} ${ref.type} list of ${where}`);
+    }
+    await recordInTransaction(deps, caller.audit, auditFields(ref, inbox, removed));
+  });
   return { entry, deleted: true };
+}
+
+/** A list change's record: the inbox (null for a user-wide list) and `direction/type/entry`. */
+function auditFields(ref: ListRef, inbox: InboxRow | null, entry: string) {
+  return { account: inbox?.address ?? null, target: `${ref.direction}/${ref.type}/${entry}` };
 }
 
 /** An entry as stored; the contract's schema has said the same already to an HTTP or MCP caller. */

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/audit-context.js';
 import type { ComposeInput } from '../../mail/compose.js';
 import type { HeldState } from '../../db/schema.js';
 import type { EventRow } from '../../store/events.js';
@@ -22,6 +23,8 @@ export interface Outgoing {
   sendAt?: Date;
   /** A send kept in Outbox going out now (`draft` is its message there). */
   held?: HeldRelease;
+  /** The request's audit record, written in the send's transaction. */
+  audit?: AuditContext;
 }
 
 /** What sending a held send changes in its own transaction besides the message. */

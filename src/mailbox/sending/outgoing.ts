@@ -20,6 +20,7 @@ import { checkSendPolicy, outgoingRecipients } from './send-policy.js';
 import type { Outgoing, SentCopy } from './outgoing-types.js';
 import { fileForEach } from '../ingest/receive.js';
 import { addFlag } from '../organising/message-lock.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 type Route =
   | { address: string; kind: 'local'; inbox: InboxRow }
@@ -153,6 +154,10 @@ export async function dispatch<R extends object>(
     if (out.answered) await markAnswered(deps, out.answered.id);
     const response = shape({ view, delivery });
     await rememberResponse(deps, guard, response);
+    await recordInTransaction(deps, out.audit, {
+      account: inbox.address,
+      target: out.audit?.target ?? String(view.uid),
+    });
     return { kind: 'sent', response };
   };
 

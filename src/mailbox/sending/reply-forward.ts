@@ -112,6 +112,7 @@ export async function replyToEmail(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: bcc.addresses,
         requestedBy: caller.keyId,
         ...(sendAt ? { sendAt } : {}),
@@ -165,6 +166,7 @@ export async function forwardEmail(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: bcc.addresses,
         requestedBy: caller.keyId,
         ...(sendAt ? { sendAt } : {}),

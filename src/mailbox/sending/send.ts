@@ -64,6 +64,7 @@ export async function sendEmail(
       deps,
       {
         inbox,
+        audit: caller.audit,
         bcc: bcc.addresses,
         requestedBy: caller.keyId,
         ...(sendAt ? { sendAt } : {}),

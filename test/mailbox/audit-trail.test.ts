@@ -1,0 +1,160 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditAction } from '../../src/contract/audit.js';
+import type { AuditContext } from '../../src/mailbox/audit/audit-context.js';
+import { finishAudit, openAudit } from '../../src/mailbox/audit/audit-context.js';
+import { verifyAudit } from '../../src/mailbox/audit/trail.js';
+import type { Caller } from '../../src/mailbox/caller.js';
+import { createPrunes } from '../../src/mailbox/operations/prunes.js';
+import { deleteEmail } from '../../src/mailbox/organising/organise.js';
+import { addEntry } from '../../src/mailbox/policy/lists.js';
+import { sendEmail } from '../../src/mailbox/sending/send.js';
+import type { AuditRow } from '../../src/store/audit.js';
+import { inProcessInbox } from '../helpers/in-process.js';
+import type { InProcess } from '../helpers/in-process.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+let box: InProcess;
+let account: string;
+let n = 0;
+
+beforeAll(async () => {
+  box = await inProcessInbox('audited@mailroom.test');
+  account = box.inbox.address;
+});
+afterAll(async () => box?.close());
+
+/** A request's record in the making, as the API door opens it for a key. */
+function opened(action: AuditAction): AuditContext {
+  return openAudit({
+    door: 'api',
+    action,
+    requestId: `req-${(n += 1)}`,
+    actor: { kind: 'key', id: 'key_test' },
+    userId: box.inbox.user_id,
+  });
+}
+const acting = (audit: AuditContext): Caller => ({ ...box.who, audit });
+
+async function rows(): Promise<AuditRow[]> {
+  const { db } = box.deps.store;
+  return db.all(db.kysely.selectFrom('audit_log').selectAll().orderBy('seq', 'asc'));
+}
+
+/** The contract's formula, written out again here: SHA-256 of previous hash, newline, sorted-key JSON. */
+function expectedHash(previous: string, row: AuditRow): string {
+  const record = {
+    account: row.account,
+    action: row.action,
+    actor: { id: row.actor_id, kind: row.actor_kind },
+    at: row.at,
+    door: row.door,
+    id: row.id,
+    outcome: row.outcome,
+    requestId: row.request_id,
+    target: row.target,
+  };
+  return crypto
+    .createHash('sha256')
+    .update(`${previous}\n${JSON.stringify(record)}`)
+    .digest('hex');
+}
+
+async function editOutcome(id: string, outcome: string): Promise<void> {
+  const { db } = box.deps.store;
+  await db.run(db.kysely.updateTable('audit_log').set({ outcome }).where('id', '=', id));
+}
+
+describe('the audit trail (contract 15)', () => {
+  it('writes a send, a delete and a list change in their own transactions, chained from 64 zeros', async () => {
+    const send = opened('email.send');
+    const sent = await sendEmail(box.deps, acting(send), {
+      from: account,
+      to: ['someone@example.com'],
+      subject: 'A secret subject line',
+      text: 'the body',
+    });
+    expect(send.written).toBe(true);
+    const del = opened('email.delete');
+    await deleteEmail(box.deps, acting(del), { account, uid: sent.uid, folder: 'Sent' });
+    const list = opened('list.add');
+    await addEntry(box.deps, acting(list), { direction: 'send', type: 'block' }, { entry: 'spam.example' });
+    for (const audit of [send, del, list]) await finishAudit(box.deps, audit, 'ok'); // writes nothing more
+
+    const all = await rows();
+    expect(all.map((r) => [r.action, r.outcome, r.account, r.target])).toEqual([
+      ['email.send', 'ok', account, String(sent.uid)],
+      ['email.delete', 'ok', account, String(sent.uid)],
+      ['list.add', 'ok', null, 'send/block/spam.example'],
+    ]);
+    let previous = '0'.repeat(64);
+    for (const row of all) {
+      expect(row.hash).toBe(expectedHash(previous, row));
+      previous = row.hash;
+    }
+    expect(JSON.stringify(all)).not.toContain('secret subject');
+  });
+
+  it('writes no ok record for a refused change, and the door records the refusal', async () => {
+    const before = (await rows()).length;
+    const refused = opened('email.send');
+    const error = await sendEmail(box.deps, acting(refused), {
+      from: account,
+      to: ['x@spam.example'],
+      subject: 's',
+      text: 't',
+    }).catch((e: unknown) => e);
+    expect(refused.written).toBe(false);
+    await finishAudit(box.deps, refused, (error as { code: string }).code);
+    const added = (await rows()).slice(before);
+    expect(added.map((r) => [r.action, r.outcome])).toEqual([['email.send', 'recipient_blocked']]);
+  });
+
+  it('verifies a whole chain, and names the first record edited in the database', async () => {
+    expect(await verifyAudit(box.deps)).toMatchObject({ whole: true });
+    const all = await rows();
+    const edited = all[1]!;
+    await editOutcome(edited.id, 'forbidden');
+    expect(await verifyAudit(box.deps)).toEqual({ whole: false, records: 2, firstBad: edited.id });
+    await editOutcome(edited.id, edited.outcome);
+    expect(await verifyAudit(box.deps)).toMatchObject({ whole: true });
+  });
+
+  it('keeps the chain whole under many concurrent writers', async () => {
+    const sends = Array.from({ length: 12 }, (_, i) =>
+      sendEmail(box.deps, acting(opened('email.send')), {
+        from: account,
+        to: [`r${i}@example.com`],
+        subject: `s${i}`,
+        text: 't',
+      }),
+    );
+    const refusals = Array.from({ length: 12 }, () =>
+      finishAudit(box.deps, opened('label.create'), 'validation_error'),
+    );
+    await Promise.all([...sends, ...refusals]);
+    const all = await rows();
+    const previous = new Set(all.map((r) => r.prev_hash));
+    expect(previous.size).toBe(all.length); // no two records chained to the same one: no fork
+    expect(await verifyAudit(box.deps)).toEqual({ whole: true, records: all.length });
+  });
+
+  it('prunes records older than MAILROOM_AUDIT_RETENTION_DAYS, and what is kept still verifies', async () => {
+    const oldest = await rows();
+    const last = oldest[oldest.length - 1]!;
+    while (new Date().toISOString() <= last.at) await new Promise((r) => setImmediate(r)); // the clock moves on
+    await finishAudit(box.deps, opened('label.create'), 'ok');
+    await finishAudit(box.deps, opened('label.delete'), 'ok');
+    const kept = (await rows()).slice(oldest.length);
+    const retention = box.deps.config.auditRetentionDays;
+    const at = (date: string, days: number) => () => new Date(Date.parse(date) + days * DAY);
+    await createPrunes(box.deps, { intervalMs: 1, now: at(kept[0]!.at, retention - 1) }).pruneOnce();
+    expect((await rows()).length).toBe(oldest.length + 2); // nothing old enough yet
+    await createPrunes(box.deps, { intervalMs: 1, now: at(kept[0]!.at, retention) }).pruneOnce();
+    expect((await rows()).map((r) => r.id)).toEqual(kept.map((r) => r.id));
+    expect(await verifyAudit(box.deps)).toEqual({ whole: true, records: 2 });
+    await editOutcome(kept[0]!.id, 'forbidden');
+    expect(await verifyAudit(box.deps)).toMatchObject({ whole: false, firstBad: kept[0]!.id });
+  });
+});
