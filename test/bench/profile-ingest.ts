@@ -51,12 +51,16 @@ function summarise(file: string, top = 18): void {
     return [...out].sort((a, b) => b[1] - a[1]);
   };
   const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;
-  console.log(`\n### ${path.basename(file)}: busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s`);
+  console.log(
+    `\n### ${path.basename(file)}: busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s`,
+  );
   console.log('by origin:');
-  for (const [origin, us] of sum((n) => originOf(n.callFrame.url)).slice(0, 12)) console.log(`  ${pct(us)}  ${origin}`);
+  for (const [origin, us] of sum((n) => originOf(n.callFrame.url)).slice(0, 12))
+    console.log(`  ${pct(us)}  ${origin}`);
   console.log('by function (self time):');
   for (const [name, us] of sum(
-    (n) => `${n.callFrame.functionName || '(anonymous)'}  ${originOf(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`,
+    (n) =>
+      `${n.callFrame.functionName || '(anonymous)'}  ${originOf(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`,
   ).slice(0, top))
     console.log(`  ${pct(us)}  ${name}`);
 }
@@ -72,7 +76,9 @@ if (reread > 0) {
   const server = await startMailroom({}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   const result = await runIngest(server.smtpPort, 'agent@mailroom.test', messages);
   await server.stop();
-  console.log(`${messages} messages over 20 connections: ${result.perSecond.toFixed(0)} msg/s; profiles in ${dir}`);
+  console.log(
+    `${messages} messages over 20 connections: ${result.perSecond.toFixed(0)} msg/s; profiles in ${dir}`,
+  );
 }
 // One file per thread, in the order they started: the main thread, then the ingest and parse threads.
 for (const file of fs.readdirSync(dir).sort()) summarise(path.join(dir, file));
