@@ -43,13 +43,20 @@ const ADDED_SINCE: Record<string, string> = {
   spam: 'null',
 };
 
+/** Items of a list added since the fixture was recorded: every inbox's Outbox (024), empty. */
+const ITEMS_ADDED_SINCE = new Set([
+  JSON.stringify({ name: 'Outbox', specialUse: '\\Outbox', total: 0, unread: 0 }),
+]);
+
 /**
  * An answer without what was added to the Email since the fixture was recorded, when it holds
- * what mail stored before it reads as (ADDED_SINCE); any other value fails the test.
+ * what mail stored before it reads as (ADDED_SINCE, ITEMS_ADDED_SINCE); any other value fails
+ * the test.
  */
 function asBefore(answer: Answer): Answer {
   const strip = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(strip);
+    if (Array.isArray(value))
+      return value.filter((item) => !ITEMS_ADDED_SINCE.has(JSON.stringify(item))).map(strip);
     if (!value || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) {
