@@ -31,7 +31,10 @@ describe('PostgreSQL full-text index made by an older version (before migration 
       await client.query(`
         INSERT INTO users (id, name, created_at) VALUES (1, 'u', 'now');
         INSERT INTO inboxes (id, address, user_id, kind, created_at) VALUES (1, 'u@x.test', 1, 'local', 'now');
-        INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now');`);
+        INSERT INTO folders (id, inbox_id, name, created_at) VALUES (1, 1, 'INBOX', 'now');
+        -- As a server that made these rows would have left the counters (later migrations add rows).
+        SELECT setval(pg_get_serial_sequence('users', 'id'), 1), setval(pg_get_serial_sequence('inboxes', 'id'), 1),
+               setval(pg_get_serial_sequence('folders', 'id'), 1);`);
       const texts = ['Hello from Søren', 'Straße plans', 'plain words'];
       for (const [i, subject] of texts.entries()) {
         await client.query(

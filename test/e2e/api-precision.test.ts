@@ -1,5 +1,6 @@
 // Engines: SQLite only: how the HTTP door writes numbers and dates, a door rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/mailbox/operations/admin.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -31,6 +32,8 @@ const JSON_ROUTES: [method: string, path: string][] = [
 ];
 /** Routes whose JSON body may also be left out (an empty body is no body, not invalid JSON). */
 const OPTIONAL_BODY_ROUTES: [method: string, path: string][] = [['POST', '/events/token']];
+/** A body that may be left out, on a route whose path names something that must exist first. */
+const OPTIONAL_BODY_ON_A_THING: [method: string, path: string][] = [['POST', '/approvals/apr_none/reject']];
 
 describe('API precision (issue 11)', { timeout: 30_000 }, () => {
   let server: TestServer;
@@ -68,6 +71,20 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
       const wrong = await fetch(url, { method, headers, body: JSON.stringify({ acount: server.inbox }) });
       expect(wrong.status, `${method} ${path}`).toBe(400);
       // A body that says it is JSON must be JSON, as on every route.
+      expect((await fetch(url, { method, headers })).status, `${method} ${path}`).toBe(400);
+    }
+    // The same checks, where a well-formed request then finds nothing by that id (404).
+    const approver = (await createKey(server.mailroom.deps, 'default', { permissions: ['approve'] })).key;
+    for (const [method, path] of OPTIONAL_BODY_ON_A_THING) {
+      const url = `${server.baseUrl}/api/v1${path}`;
+      const authorization = `Bearer ${approver}`;
+      const headers = { authorization, 'content-type': 'application/json' };
+      expect((await fetch(url, { method, headers: { authorization } })).status, `${method} ${path}`).toBe(
+        404,
+      );
+      expect((await fetch(url, { method, headers, body: '{}' })).status, `${method} ${path}`).toBe(404);
+      const wrong = await fetch(url, { method, headers, body: JSON.stringify({ reasn: 'no' }) });
+      expect(wrong.status, `${method} ${path}`).toBe(400);
       expect((await fetch(url, { method, headers })).status, `${method} ${path}`).toBe(400);
     }
   });
@@ -168,7 +185,9 @@ describe('API precision (issue 11)', { timeout: 30_000 }, () => {
         bodies.push([`${method} ${path}`, String(named.additionalProperties)]);
       }
     }
-    expect(bodies).toHaveLength(JSON_ROUTES.length + OPTIONAL_BODY_ROUTES.length);
+    expect(bodies).toHaveLength(
+      JSON_ROUTES.length + OPTIONAL_BODY_ROUTES.length + OPTIONAL_BODY_ON_A_THING.length,
+    );
     expect(bodies.filter(([, closed]) => closed !== 'false')).toEqual([]);
     expect(doc.components.schemas.AttachmentInput.additionalProperties).toBe(false);
   });
