@@ -6,7 +6,7 @@ import { nowIso } from '../../store/ids.js';
 import type { Caller } from '../caller.js';
 import { requirePermission } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
-import { notYourInbox } from '../access.js';
+import { requireInbox } from '../access.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
 
 export type AuditRecordView = z.infer<typeof AuditRecord>;
@@ -54,9 +54,10 @@ export async function listAudit(
   filter: AuditFilter,
 ): Promise<AuditListView> {
   requirePermission(caller, 'manage');
-  const account = filter.account?.trim().toLowerCase();
-  if (account !== undefined && caller.inboxes !== null && !caller.inboxes.includes(account))
-    throw await notYourInbox(deps, caller, account);
+  // Named, the inbox must be the caller's now, as on every route (403 alike for another user's
+  // and for none, so the answer tells nobody which addresses exist); a removed inbox's records
+  // are still in the list without `account`.
+  if (filter.account !== undefined) await requireInbox(deps, caller, filter.account);
   return page(deps, filter, {
     userId: caller.userId,
     ...(caller.inboxes !== null ? { reach: caller.inboxes } : {}),
