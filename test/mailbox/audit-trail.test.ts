@@ -5,13 +5,14 @@ import type { AuditContext } from '../../src/mailbox/audit/audit-context.js';
 import { finishAudit, openAudit } from '../../src/mailbox/audit/audit-context.js';
 import { verifyAudit } from '../../src/mailbox/audit/trail.js';
 import type { Caller } from '../../src/mailbox/caller.js';
+import { createDraft, deleteDraft, updateDraft } from '../../src/mailbox/drafts/drafts.js';
 import { createPrunes } from '../../src/mailbox/operations/prunes.js';
 import { deleteEmail } from '../../src/mailbox/organising/organise.js';
 import { addEntry } from '../../src/mailbox/policy/lists.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { AuditRow } from '../../src/store/audit.js';
-import { inProcessInbox } from '../helpers/in-process.js';
 import type { InProcess } from '../helpers/in-process.js';
+import { inProcessInbox } from '../helpers/in-process.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -156,5 +157,43 @@ describe('the audit trail (contract 15)', () => {
     expect(await verifyAudit(box.deps)).toEqual({ whole: true, records: 2 });
     await editOutcome(kept[0]!.id, 'forbidden');
     expect(await verifyAudit(box.deps)).toMatchObject({ whole: false, firstBad: kept[0]!.id });
+  });
+});
+
+/**
+ * The verbs that write their own record (contract 15: in the change's transaction): run in-process
+ * with an opened audit context and no door, the record is there when the verb returns.
+ */
+describe('records written in the change’s own transaction', () => {
+  /** Runs the verb as a request with `action`; its records by request id, and whether it wrote one. */
+  async function asRequest<T>(action: AuditAction, verb: (caller: Caller) => Promise<T>) {
+    const audit = opened(action);
+    const outcome = await verb(acting(audit)).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const written = (await rows()).filter((r) => r.request_id === audit.requestId);
+    return { ...outcome, audit, written: written.map((r) => [r.action, r.outcome, r.account, r.target]) };
+  }
+
+  it('drafts: create, update and delete each write theirs; a refused update writes none', async () => {
+    const created = await asRequest('draft.create', (c) =>
+      createDraft(box.deps, c, account, { to: ['a@example.com'], subject: 'draft' }),
+    );
+    const uid = (created as { value: { uid: number } }).value.uid;
+    expect(created.written).toEqual([['draft.create', 'ok', account, String(uid)]]);
+    const updated = await asRequest('draft.update', (c) =>
+      updateDraft(box.deps, c, account, uid, { subject: 'draft again' }),
+    );
+    expect(updated.written).toEqual([['draft.update', 'ok', account, String(uid)]]);
+    const refused = await asRequest('draft.update', (c) =>
+      updateDraft(box.deps, c, account, uid, { to: ['not an address'] }),
+    );
+    expect(refused).toMatchObject({ error: { code: 'validation_error' }, written: [] });
+    expect(refused.audit.written).toBe(false);
+    const deleted = await asRequest('draft.delete', (c) => deleteDraft(box.deps, c, account, uid));
+    expect(deleted.written).toEqual([['draft.delete', 'ok', account, String(uid)]]);
+    const gone = await asRequest('draft.delete', (c) => deleteDraft(box.deps, c, account, uid));
+    expect(gone).toMatchObject({ error: { code: 'not_found' }, written: [] });
   });
 });
