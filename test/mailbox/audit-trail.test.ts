@@ -7,6 +7,13 @@ import { verifyAudit } from '../../src/mailbox/audit/trail.js';
 import type { Caller } from '../../src/mailbox/caller.js';
 import { createDraft, deleteDraft, updateDraft } from '../../src/mailbox/drafts/drafts.js';
 import { createPrunes } from '../../src/mailbox/operations/prunes.js';
+import {
+  applyLabels,
+  createLabel,
+  deleteLabel,
+  removeLabel,
+  updateLabel,
+} from '../../src/mailbox/organising/labels.js';
 import { deleteEmail } from '../../src/mailbox/organising/organise.js';
 import { addEntry } from '../../src/mailbox/policy/lists.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
@@ -195,5 +202,31 @@ describe('records written in the change’s own transaction', () => {
     expect(deleted.written).toEqual([['draft.delete', 'ok', account, String(uid)]]);
     const gone = await asRequest('draft.delete', (c) => deleteDraft(box.deps, c, account, uid));
     expect(gone).toMatchObject({ error: { code: 'not_found' }, written: [] });
+  });
+
+  it('labels: create, update, delete, labelling and unlabelling an email; a clash writes none', async () => {
+    const created = await asRequest('label.create', (c) => createLabel(box.deps, c, { name: 'Audited' }));
+    const id = (created as { value: { id: string } }).value.id;
+    expect(created.written).toEqual([['label.create', 'ok', null, id]]);
+    const clash = await asRequest('label.create', (c) => createLabel(box.deps, c, { name: 'Audited' }));
+    expect(clash).toMatchObject({ error: { code: 'conflict' }, written: [] });
+    const updated = await asRequest('label.update', (c) =>
+      updateLabel(box.deps, c, 'Audited', { color: '#112233' }),
+    );
+    expect(updated.written).toEqual([['label.update', 'ok', null, id]]);
+    const [mail] = await box.deliver({ from: 'x@example.com', to: account, subject: 'to label', text: 't' });
+    const uid = mail!.uid;
+    const labelled = await asRequest('email.label', (c) => applyLabels(box.deps, c, { account, uid }, [id]));
+    expect(labelled.written).toEqual([['email.label', 'ok', account, String(uid)]]);
+    const unknown = await asRequest('email.label', (c) =>
+      applyLabels(box.deps, c, { account, uid }, ['nope']),
+    );
+    expect(unknown).toMatchObject({ error: { code: 'not_found' }, written: [] });
+    const unlabelled = await asRequest('email.unlabel', (c) =>
+      removeLabel(box.deps, c, { account, uid }, id),
+    );
+    expect(unlabelled.written).toEqual([['email.unlabel', 'ok', account, `${uid}/${id}`]]);
+    const deleted = await asRequest('label.delete', (c) => deleteLabel(box.deps, c, id));
+    expect(deleted.written).toEqual([['label.delete', 'ok', null, id]]);
   });
 });
