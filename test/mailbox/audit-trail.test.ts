@@ -7,6 +7,8 @@ import { verifyAudit } from '../../src/mailbox/audit/trail.js';
 import type { Caller } from '../../src/mailbox/caller.js';
 import { createDraft, deleteDraft, updateDraft } from '../../src/mailbox/drafts/drafts.js';
 import { createPrunes } from '../../src/mailbox/operations/prunes.js';
+import { emptyFolder } from '../../src/mailbox/organising/empty-folder.js';
+import { createFolder, deleteFolder } from '../../src/mailbox/organising/folders.js';
 import {
   applyLabels,
   createLabel,
@@ -14,7 +16,7 @@ import {
   removeLabel,
   updateLabel,
 } from '../../src/mailbox/organising/labels.js';
-import { deleteEmail } from '../../src/mailbox/organising/organise.js';
+import { deleteEmail, updateEmail } from '../../src/mailbox/organising/organise.js';
 import { addEntry } from '../../src/mailbox/policy/lists.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { AuditRow } from '../../src/store/audit.js';
@@ -228,5 +230,25 @@ describe('records written in the change’s own transaction', () => {
     expect(unlabelled.written).toEqual([['email.unlabel', 'ok', account, `${uid}/${id}`]]);
     const deleted = await asRequest('label.delete', (c) => deleteLabel(box.deps, c, id));
     expect(deleted.written).toEqual([['label.delete', 'ok', null, id]]);
+  });
+
+  it('folders: create, delete and emptying one; deleting a standard folder writes none', async () => {
+    const created = await asRequest('folder.create', (c) => createFolder(box.deps, c, account, 'Kept'));
+    expect(created.written).toEqual([['folder.create', 'ok', account, 'Kept']]);
+    const clash = await asRequest('folder.create', (c) => createFolder(box.deps, c, account, 'kept'));
+    expect(clash).toMatchObject({ error: { code: 'conflict' }, written: [] });
+    const [mail] = await box.deliver({ from: 'x@example.com', to: account, subject: 'to empty', text: 't' });
+    await updateEmail(box.deps, box.who, { account, uid: mail!.uid }, { action: 'move', folder: 'Kept' });
+    const emptied = await asRequest('email.empty_folder', (c) =>
+      emptyFolder(box.deps, c, { account, folder: 'Kept' }),
+    );
+    expect(emptied).toMatchObject({
+      value: { count: 1 },
+      written: [['email.empty_folder', 'ok', account, 'Kept']],
+    });
+    const standard = await asRequest('folder.delete', (c) => deleteFolder(box.deps, c, account, 'Inbox'));
+    expect(standard).toMatchObject({ error: { code: 'validation_error' }, written: [] });
+    const deleted = await asRequest('folder.delete', (c) => deleteFolder(box.deps, c, account, 'Kept'));
+    expect(deleted.written).toEqual([['folder.delete', 'ok', account, 'Kept']]);
   });
 });
