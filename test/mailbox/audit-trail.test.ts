@@ -6,6 +6,12 @@ import { finishAudit, openAudit } from '../../src/mailbox/audit/audit-context.js
 import { verifyAudit } from '../../src/mailbox/audit/trail.js';
 import type { Caller } from '../../src/mailbox/caller.js';
 import { createDraft, deleteDraft, updateDraft } from '../../src/mailbox/drafts/drafts.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '../../src/mailbox/events/webhooks.js';
 import { createPrunes } from '../../src/mailbox/operations/prunes.js';
 import { emptyFolder } from '../../src/mailbox/organising/empty-folder.js';
 import { createFolder, deleteFolder } from '../../src/mailbox/organising/folders.js';
@@ -250,5 +256,28 @@ describe('records written in the change’s own transaction', () => {
     expect(standard).toMatchObject({ error: { code: 'validation_error' }, written: [] });
     const deleted = await asRequest('folder.delete', (c) => deleteFolder(box.deps, c, account, 'Kept'));
     expect(deleted.written).toEqual([['folder.delete', 'ok', account, 'Kept']]);
+  });
+
+  it('webhooks: create, update, rotate secret and delete; an unknown one writes none', async () => {
+    const url = 'https://93.184.215.14/hooks/mail';
+    const created = await asRequest('webhook.create', (c) =>
+      createWebhook(box.deps, c, { url, events: ['email.received'] }),
+    );
+    const id = (created as { value: { id: string } }).value.id;
+    expect(created.written).toEqual([['webhook.create', 'ok', null, id]]);
+    const updated = await asRequest('webhook.update', (c) =>
+      updateWebhook(box.deps, c, id, { description: 'd' }),
+    );
+    expect(updated.written).toEqual([['webhook.update', 'ok', null, id]]);
+    const rotated = await asRequest('webhook.rotate_secret', (c) => rotateWebhookSecret(box.deps, c, id));
+    expect(rotated.written).toEqual([['webhook.rotate_secret', 'ok', null, id]]);
+    const refused = await asRequest('webhook.update', (c) =>
+      updateWebhook(box.deps, c, id, { url: 'ftp://example.com/hook' }),
+    );
+    expect(refused).toMatchObject({ error: { code: 'validation_error' }, written: [] });
+    const deleted = await asRequest('webhook.delete', (c) => deleteWebhook(box.deps, c, id));
+    expect(deleted.written).toEqual([['webhook.delete', 'ok', null, id]]);
+    const gone = await asRequest('webhook.delete', (c) => deleteWebhook(box.deps, c, id));
+    expect(gone).toMatchObject({ error: { code: 'not_found' }, written: [] });
   });
 });
