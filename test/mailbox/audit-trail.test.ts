@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditAction } from '../../src/contract/audit.js';
+import { approveSend, cancelSend, rejectSend } from '../../src/mailbox/approvals/approvals.js';
 import type { AuditContext } from '../../src/mailbox/audit/audit-context.js';
 import { finishAudit, openAudit } from '../../src/mailbox/audit/audit-context.js';
 import { verifyAudit } from '../../src/mailbox/audit/trail.js';
@@ -12,6 +13,7 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from '../../src/mailbox/events/webhooks.js';
+import { updateInboxSettings } from '../../src/mailbox/limits/inbox-settings.js';
 import { createPrunes } from '../../src/mailbox/operations/prunes.js';
 import { emptyFolder } from '../../src/mailbox/organising/empty-folder.js';
 import { createFolder, deleteFolder } from '../../src/mailbox/organising/folders.js';
@@ -279,5 +281,31 @@ describe('records written in the change’s own transaction', () => {
     expect(deleted.written).toEqual([['webhook.delete', 'ok', null, id]]);
     const gone = await asRequest('webhook.delete', (c) => deleteWebhook(box.deps, c, id));
     expect(gone).toMatchObject({ error: { code: 'not_found' }, written: [] });
+  });
+
+  it('approvals: approve (through the send), reject and cancel; deciding twice writes none', async () => {
+    await updateInboxSettings(box.deps, box.who, account, { mode: 'approve_all' });
+    const agent: Caller = { ...box.who, keyId: 'key_agent' };
+    const held = async (subject: string) => {
+      const sent = await sendEmail(box.deps, agent, {
+        from: account,
+        to: ['a@example.com'],
+        subject,
+        text: 't',
+      });
+      return { id: (sent as { approvalId: string }).approvalId, uid: sent.uid };
+    };
+    const [first, second, third] = [await held('one'), await held('two'), await held('three')];
+    const approved = await asRequest('approval.approve', (c) => approveSend(box.deps, c, first.id));
+    expect(approved.written).toEqual([['approval.approve', 'ok', account, first.id]]);
+    const twice = await asRequest('approval.approve', (c) => approveSend(box.deps, c, first.id));
+    expect(twice).toMatchObject({ error: { code: 'conflict' }, written: [] });
+    const rejected = await asRequest('approval.reject', (c) => rejectSend(box.deps, c, second.id));
+    expect(rejected.written).toEqual([['approval.reject', 'ok', account, second.id]]);
+    const cancelled = await asRequest('email.cancel', (c) => cancelSend(box.deps, c, account, third.uid));
+    expect(cancelled.written).toEqual([['email.cancel', 'ok', account, String(third.uid)]]);
+    const again = await asRequest('email.cancel', (c) => cancelSend(box.deps, c, account, third.uid));
+    expect(again).toMatchObject({ error: { code: 'not_found' }, written: [] });
+    await updateInboxSettings(box.deps, box.who, account, { mode: 'autonomous' });
   });
 });
