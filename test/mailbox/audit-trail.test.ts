@@ -26,6 +26,7 @@ import {
 } from '../../src/mailbox/organising/labels.js';
 import { deleteEmail, updateEmail } from '../../src/mailbox/organising/organise.js';
 import { addEntry } from '../../src/mailbox/policy/lists.js';
+import { liftSuppression, suppressBounced } from '../../src/mailbox/policy/suppressions.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { AuditRow } from '../../src/store/audit.js';
 import type { InProcess } from '../helpers/in-process.js';
@@ -307,5 +308,17 @@ describe('records written in the change’s own transaction', () => {
     const again = await asRequest('email.cancel', (c) => cancelSend(box.deps, c, account, third.uid));
     expect(again).toMatchObject({ error: { code: 'not_found' }, written: [] });
     await updateInboxSettings(box.deps, box.who, account, { mode: 'autonomous' });
+  });
+
+  it('suppressions: lifting one writes its record; lifting one not there writes none', async () => {
+    await suppressBounced(box.deps, box.who.userId, ['gone@example.com']);
+    const lifted = await asRequest('suppression.remove', (c) =>
+      liftSuppression(box.deps, c, 'gone@example.com'),
+    );
+    expect(lifted.written).toEqual([['suppression.remove', 'ok', null, 'gone@example.com']]);
+    const again = await asRequest('suppression.remove', (c) =>
+      liftSuppression(box.deps, c, 'gone@example.com'),
+    );
+    expect(again).toMatchObject({ error: { code: 'not_found' }, written: [] });
   });
 });
