@@ -14,6 +14,14 @@ import {
   updateWebhook,
 } from '../../src/mailbox/events/webhooks.js';
 import { updateInboxSettings } from '../../src/mailbox/limits/inbox-settings.js';
+import {
+  addDomain,
+  addLocalInbox,
+  addUser,
+  removeDomain,
+  removeInbox,
+  removeUser,
+} from '../../src/mailbox/operations/admin.js';
 import { createPrunes } from '../../src/mailbox/operations/prunes.js';
 import { emptyFolder } from '../../src/mailbox/organising/empty-folder.js';
 import { createFolder, deleteFolder } from '../../src/mailbox/organising/folders.js';
@@ -320,5 +328,51 @@ describe('records written in the change’s own transaction', () => {
       liftSuppression(box.deps, c, 'gone@example.com'),
     );
     expect(again).toMatchObject({ error: { code: 'not_found' }, written: [] });
+  });
+
+  it('the admin: domains, users and inboxes added and removed; a clash writes none', async () => {
+    const asAdmin = async (action: AuditAction, verb: (audit: AuditContext) => Promise<unknown>) => {
+      const audit = openAudit({
+        door: 'cli',
+        action,
+        requestId: `req-${(n += 1)}`,
+        actor: { kind: 'admin', id: null },
+        userId: null,
+      });
+      const error = await verb(audit).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const written = (await rows()).filter((r) => r.seq > last);
+      last = Math.max(last, ...written.map((r) => r.seq));
+      return { error, written: written.map((r) => [r.action, r.outcome, r.account, r.target]) };
+    };
+    let last = Math.max(0, ...(await rows()).map((r) => r.seq));
+    expect((await asAdmin('domain.create', (a) => addDomain(box.deps, 'audited.test', a))).written).toEqual([
+      ['domain.create', 'ok', null, 'audited.test'],
+    ]);
+    expect(await asAdmin('domain.create', (a) => addDomain(box.deps, 'audited.test', a))).toMatchObject({
+      error: { code: 'conflict' },
+      written: [],
+    });
+    expect((await asAdmin('user.create', (a) => addUser(box.deps, 'carol', {}, a))).written).toEqual([
+      ['user.create', 'ok', null, 'carol'],
+    ]);
+    const address = 'carol@audited.test';
+    expect(
+      (await asAdmin('inbox.create', (a) => addLocalInbox(box.deps, address, 'carol', '', a))).written,
+    ).toEqual([['inbox.create', 'ok', address, null]]);
+    expect(
+      (await asAdmin('domain.remove', (a) => removeDomain(box.deps, 'audited.test', a))).written,
+    ).toEqual([]);
+    expect(
+      (await asAdmin('inbox.remove', (a) => removeInbox(box.deps, address, undefined, a))).written,
+    ).toEqual([['inbox.remove', 'ok', address, null]]);
+    expect((await asAdmin('user.remove', (a) => removeUser(box.deps, 'carol', a))).written).toEqual([
+      ['user.remove', 'ok', null, 'carol'],
+    ]);
+    expect(
+      (await asAdmin('domain.remove', (a) => removeDomain(box.deps, 'audited.test', a))).written,
+    ).toEqual([['domain.remove', 'ok', null, 'audited.test']]);
   });
 });
