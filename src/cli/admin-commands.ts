@@ -45,7 +45,7 @@ export function registerAdminCommands(program: Command): void {
       o,
       audited('domain.create', async (deps, { addDomain, domainView }, audit) => {
         audit.target = name;
-        const view = domainView(await addDomain(deps, name), deps.config.hostname);
+        const view = domainView(await addDomain(deps, name, audit), deps.config.hostname);
         print(!!o.json, { domain: view }, () =>
           [
             `domain ${view.name} added. Publish these DNS records:`,
@@ -72,7 +72,7 @@ export function registerAdminCommands(program: Command): void {
         o,
         audited('domain.remove', async (deps, { removeDomain }, audit) => {
           audit.target = name;
-          await removeDomain(deps, name);
+          await removeDomain(deps, name, audit);
           print(!!o.json, { deleted: true }, () => `domain ${name} removed`);
         }),
       ),
@@ -95,7 +95,7 @@ export function registerAdminCommands(program: Command): void {
         o,
         audited('user.create', async (deps, { addUser }, audit) => {
           audit.target = name;
-          const row = await addUser(deps, name, { admin: !!o.admin, password });
+          const row = await addUser(deps, name, { admin: !!o.admin, password }, audit);
           print(!!o.json, { user: row }, () =>
             [
               `user ${row.name} added (id ${row.id})${row.admin ? ', an admin' : ''}`,
@@ -135,7 +135,7 @@ export function registerAdminCommands(program: Command): void {
         o,
         audited('user.remove', async (deps, { removeUser }, audit) => {
           audit.target = name;
-          await removeUser(deps, name);
+          await removeUser(deps, name, audit);
           print(!!o.json, { deleted: true }, () => `user ${name} removed`);
         }),
       ),
@@ -213,7 +213,10 @@ export function registerAdminCommands(program: Command): void {
       o,
       audited('inbox.create', async (deps, { addLocalInbox, inboxView }, audit) => {
         audit.account = address.trim().toLowerCase();
-        const view = await inboxView(deps, await addLocalInbox(deps, address, o.user, o.displayName ?? ''));
+        const view = await inboxView(
+          deps,
+          await addLocalInbox(deps, address, o.user, o.displayName ?? '', audit),
+        );
         print(!!o.json, { inbox: view }, () => `inbox ${view.address} added for ${view.user}`);
       }),
     ),
@@ -277,7 +280,7 @@ export function registerAdminCommands(program: Command): void {
             imapTls: trustFrom(o.imapCa, o.insecureTls, '--imap-ca'),
             smtpTls: trustFrom(o.smtpCa, o.insecureTls, '--smtp-ca'),
           };
-          const { inbox, servers } = await connectInbox(deps, input);
+          const { inbox, servers } = await connectInbox(deps, input, audit);
           return { inbox: await inboxView(deps, inbox), servers };
         }),
         (deps) => new ImapSyncManager(deps),
@@ -305,7 +308,7 @@ export function registerAdminCommands(program: Command): void {
         o,
         audited('inbox.remove', async (deps, { removeInbox }, audit) => {
           audit.account = address.trim().toLowerCase();
-          await removeInbox(deps, address);
+          await removeInbox(deps, address, undefined, audit);
           print(!!o.json, { deleted: true }, () => `inbox ${address} removed`);
         }),
       ),

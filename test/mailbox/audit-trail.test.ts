@@ -1,17 +1,44 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditAction } from '../../src/contract/audit.js';
+import { approveSend, cancelSend, rejectSend } from '../../src/mailbox/approvals/approvals.js';
 import type { AuditContext } from '../../src/mailbox/audit/audit-context.js';
 import { finishAudit, openAudit } from '../../src/mailbox/audit/audit-context.js';
 import { verifyAudit } from '../../src/mailbox/audit/trail.js';
 import type { Caller } from '../../src/mailbox/caller.js';
+import { createDraft, deleteDraft, updateDraft } from '../../src/mailbox/drafts/drafts.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '../../src/mailbox/events/webhooks.js';
+import { updateInboxSettings } from '../../src/mailbox/limits/inbox-settings.js';
+import {
+  addDomain,
+  addLocalInbox,
+  addUser,
+  removeDomain,
+  removeInbox,
+  removeUser,
+} from '../../src/mailbox/operations/admin.js';
 import { createPrunes } from '../../src/mailbox/operations/prunes.js';
-import { deleteEmail } from '../../src/mailbox/organising/organise.js';
+import { emptyFolder } from '../../src/mailbox/organising/empty-folder.js';
+import { createFolder, deleteFolder } from '../../src/mailbox/organising/folders.js';
+import {
+  applyLabels,
+  createLabel,
+  deleteLabel,
+  removeLabel,
+  updateLabel,
+} from '../../src/mailbox/organising/labels.js';
+import { deleteEmail, updateEmail } from '../../src/mailbox/organising/organise.js';
 import { addEntry } from '../../src/mailbox/policy/lists.js';
+import { liftSuppression, suppressBounced } from '../../src/mailbox/policy/suppressions.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { AuditRow } from '../../src/store/audit.js';
-import { inProcessInbox } from '../helpers/in-process.js';
 import type { InProcess } from '../helpers/in-process.js';
+import { inProcessInbox } from '../helpers/in-process.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -156,5 +183,196 @@ describe('the audit trail (contract 15)', () => {
     expect(await verifyAudit(box.deps)).toEqual({ whole: true, records: 2 });
     await editOutcome(kept[0]!.id, 'forbidden');
     expect(await verifyAudit(box.deps)).toMatchObject({ whole: false, firstBad: kept[0]!.id });
+  });
+});
+
+/**
+ * The verbs that write their own record (contract 15: in the change's transaction): run in-process
+ * with an opened audit context and no door, the record is there when the verb returns.
+ */
+describe('records written in the change’s own transaction', () => {
+  /** Runs the verb as a request with `action`; its records by request id, and whether it wrote one. */
+  async function asRequest<T>(action: AuditAction, verb: (caller: Caller) => Promise<T>) {
+    const audit = opened(action);
+    const outcome = await verb(acting(audit)).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const written = (await rows()).filter((r) => r.request_id === audit.requestId);
+    return { ...outcome, audit, written: written.map((r) => [r.action, r.outcome, r.account, r.target]) };
+  }
+
+  it('drafts: create, update and delete each write theirs; a refused update writes none', async () => {
+    const created = await asRequest('draft.create', (c) =>
+      createDraft(box.deps, c, account, { to: ['a@example.com'], subject: 'draft' }),
+    );
+    const uid = (created as { value: { uid: number } }).value.uid;
+    expect(created.written).toEqual([['draft.create', 'ok', account, String(uid)]]);
+    const updated = await asRequest('draft.update', (c) =>
+      updateDraft(box.deps, c, account, uid, { subject: 'draft again' }),
+    );
+    expect(updated.written).toEqual([['draft.update', 'ok', account, String(uid)]]);
+    const refused = await asRequest('draft.update', (c) =>
+      updateDraft(box.deps, c, account, uid, { to: ['not an address'] }),
+    );
+    expect(refused).toMatchObject({ error: { code: 'validation_error' }, written: [] });
+    expect(refused.audit.written).toBe(false);
+    const deleted = await asRequest('draft.delete', (c) => deleteDraft(box.deps, c, account, uid));
+    expect(deleted.written).toEqual([['draft.delete', 'ok', account, String(uid)]]);
+    const gone = await asRequest('draft.delete', (c) => deleteDraft(box.deps, c, account, uid));
+    expect(gone).toMatchObject({ error: { code: 'not_found' }, written: [] });
+  });
+
+  it('labels: create, update, delete, labelling and unlabelling an email; a clash writes none', async () => {
+    const created = await asRequest('label.create', (c) => createLabel(box.deps, c, { name: 'Audited' }));
+    const id = (created as { value: { id: string } }).value.id;
+    expect(created.written).toEqual([['label.create', 'ok', null, id]]);
+    const clash = await asRequest('label.create', (c) => createLabel(box.deps, c, { name: 'Audited' }));
+    expect(clash).toMatchObject({ error: { code: 'conflict' }, written: [] });
+    const updated = await asRequest('label.update', (c) =>
+      updateLabel(box.deps, c, 'Audited', { color: '#112233' }),
+    );
+    expect(updated.written).toEqual([['label.update', 'ok', null, id]]);
+    const [mail] = await box.deliver({ from: 'x@example.com', to: account, subject: 'to label', text: 't' });
+    const uid = mail!.uid;
+    const labelled = await asRequest('email.label', (c) => applyLabels(box.deps, c, { account, uid }, [id]));
+    expect(labelled.written).toEqual([['email.label', 'ok', account, String(uid)]]);
+    const unknown = await asRequest('email.label', (c) =>
+      applyLabels(box.deps, c, { account, uid }, ['nope']),
+    );
+    expect(unknown).toMatchObject({ error: { code: 'not_found' }, written: [] });
+    const unlabelled = await asRequest('email.unlabel', (c) =>
+      removeLabel(box.deps, c, { account, uid }, id),
+    );
+    expect(unlabelled.written).toEqual([['email.unlabel', 'ok', account, `${uid}/${id}`]]);
+    const deleted = await asRequest('label.delete', (c) => deleteLabel(box.deps, c, id));
+    expect(deleted.written).toEqual([['label.delete', 'ok', null, id]]);
+  });
+
+  it('folders: create, delete and emptying one; deleting a standard folder writes none', async () => {
+    const created = await asRequest('folder.create', (c) => createFolder(box.deps, c, account, 'Kept'));
+    expect(created.written).toEqual([['folder.create', 'ok', account, 'Kept']]);
+    const clash = await asRequest('folder.create', (c) => createFolder(box.deps, c, account, 'kept'));
+    expect(clash).toMatchObject({ error: { code: 'conflict' }, written: [] });
+    const [mail] = await box.deliver({ from: 'x@example.com', to: account, subject: 'to empty', text: 't' });
+    await updateEmail(box.deps, box.who, { account, uid: mail!.uid }, { action: 'move', folder: 'Kept' });
+    const emptied = await asRequest('email.empty_folder', (c) =>
+      emptyFolder(box.deps, c, { account, folder: 'Kept' }),
+    );
+    expect(emptied).toMatchObject({
+      value: { count: 1 },
+      written: [['email.empty_folder', 'ok', account, 'Kept']],
+    });
+    const standard = await asRequest('folder.delete', (c) => deleteFolder(box.deps, c, account, 'Inbox'));
+    expect(standard).toMatchObject({ error: { code: 'validation_error' }, written: [] });
+    const deleted = await asRequest('folder.delete', (c) => deleteFolder(box.deps, c, account, 'Kept'));
+    expect(deleted.written).toEqual([['folder.delete', 'ok', account, 'Kept']]);
+  });
+
+  it('webhooks: create, update, rotate secret and delete; an unknown one writes none', async () => {
+    const url = 'https://93.184.215.14/hooks/mail';
+    const created = await asRequest('webhook.create', (c) =>
+      createWebhook(box.deps, c, { url, events: ['email.received'] }),
+    );
+    const id = (created as { value: { id: string } }).value.id;
+    expect(created.written).toEqual([['webhook.create', 'ok', null, id]]);
+    const updated = await asRequest('webhook.update', (c) =>
+      updateWebhook(box.deps, c, id, { description: 'd' }),
+    );
+    expect(updated.written).toEqual([['webhook.update', 'ok', null, id]]);
+    const rotated = await asRequest('webhook.rotate_secret', (c) => rotateWebhookSecret(box.deps, c, id));
+    expect(rotated.written).toEqual([['webhook.rotate_secret', 'ok', null, id]]);
+    const refused = await asRequest('webhook.update', (c) =>
+      updateWebhook(box.deps, c, id, { url: 'ftp://example.com/hook' }),
+    );
+    expect(refused).toMatchObject({ error: { code: 'validation_error' }, written: [] });
+    const deleted = await asRequest('webhook.delete', (c) => deleteWebhook(box.deps, c, id));
+    expect(deleted.written).toEqual([['webhook.delete', 'ok', null, id]]);
+    const gone = await asRequest('webhook.delete', (c) => deleteWebhook(box.deps, c, id));
+    expect(gone).toMatchObject({ error: { code: 'not_found' }, written: [] });
+  });
+
+  it('approvals: approve (through the send), reject and cancel; deciding twice writes none', async () => {
+    await updateInboxSettings(box.deps, box.who, account, { mode: 'approve_all' });
+    const agent: Caller = { ...box.who, keyId: 'key_agent' };
+    const held = async (subject: string) => {
+      const sent = await sendEmail(box.deps, agent, {
+        from: account,
+        to: ['a@example.com'],
+        subject,
+        text: 't',
+      });
+      return { id: (sent as { approvalId: string }).approvalId, uid: sent.uid };
+    };
+    const [first, second, third] = [await held('one'), await held('two'), await held('three')];
+    const approved = await asRequest('approval.approve', (c) => approveSend(box.deps, c, first.id));
+    expect(approved.written).toEqual([['approval.approve', 'ok', account, first.id]]);
+    const twice = await asRequest('approval.approve', (c) => approveSend(box.deps, c, first.id));
+    expect(twice).toMatchObject({ error: { code: 'conflict' }, written: [] });
+    const rejected = await asRequest('approval.reject', (c) => rejectSend(box.deps, c, second.id));
+    expect(rejected.written).toEqual([['approval.reject', 'ok', account, second.id]]);
+    const cancelled = await asRequest('email.cancel', (c) => cancelSend(box.deps, c, account, third.uid));
+    expect(cancelled.written).toEqual([['email.cancel', 'ok', account, String(third.uid)]]);
+    const again = await asRequest('email.cancel', (c) => cancelSend(box.deps, c, account, third.uid));
+    expect(again).toMatchObject({ error: { code: 'not_found' }, written: [] });
+    await updateInboxSettings(box.deps, box.who, account, { mode: 'autonomous' });
+  });
+
+  it('suppressions: lifting one writes its record; lifting one not there writes none', async () => {
+    await suppressBounced(box.deps, box.who.userId, ['gone@example.com']);
+    const lifted = await asRequest('suppression.remove', (c) =>
+      liftSuppression(box.deps, c, 'gone@example.com'),
+    );
+    expect(lifted.written).toEqual([['suppression.remove', 'ok', null, 'gone@example.com']]);
+    const again = await asRequest('suppression.remove', (c) =>
+      liftSuppression(box.deps, c, 'gone@example.com'),
+    );
+    expect(again).toMatchObject({ error: { code: 'not_found' }, written: [] });
+  });
+
+  it('the admin: domains, users and inboxes added and removed; a clash writes none', async () => {
+    const asAdmin = async (action: AuditAction, verb: (audit: AuditContext) => Promise<unknown>) => {
+      const audit = openAudit({
+        door: 'cli',
+        action,
+        requestId: `req-${(n += 1)}`,
+        actor: { kind: 'admin', id: null },
+        userId: null,
+      });
+      const error = await verb(audit).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const written = (await rows()).filter((r) => r.seq > last);
+      last = Math.max(last, ...written.map((r) => r.seq));
+      return { error, written: written.map((r) => [r.action, r.outcome, r.account, r.target]) };
+    };
+    let last = Math.max(0, ...(await rows()).map((r) => r.seq));
+    expect((await asAdmin('domain.create', (a) => addDomain(box.deps, 'audited.test', a))).written).toEqual([
+      ['domain.create', 'ok', null, 'audited.test'],
+    ]);
+    expect(await asAdmin('domain.create', (a) => addDomain(box.deps, 'audited.test', a))).toMatchObject({
+      error: { code: 'conflict' },
+      written: [],
+    });
+    expect((await asAdmin('user.create', (a) => addUser(box.deps, 'carol', {}, a))).written).toEqual([
+      ['user.create', 'ok', null, 'carol'],
+    ]);
+    const address = 'carol@audited.test';
+    expect(
+      (await asAdmin('inbox.create', (a) => addLocalInbox(box.deps, address, 'carol', '', a))).written,
+    ).toEqual([['inbox.create', 'ok', address, null]]);
+    expect(
+      (await asAdmin('domain.remove', (a) => removeDomain(box.deps, 'audited.test', a))).written,
+    ).toEqual([]);
+    expect(
+      (await asAdmin('inbox.remove', (a) => removeInbox(box.deps, address, undefined, a))).written,
+    ).toEqual([['inbox.remove', 'ok', address, null]]);
+    expect((await asAdmin('user.remove', (a) => removeUser(box.deps, 'carol', a))).written).toEqual([
+      ['user.remove', 'ok', null, 'carol'],
+    ]);
+    expect(
+      (await asAdmin('domain.remove', (a) => removeDomain(box.deps, 'audited.test', a))).written,
+    ).toEqual([['domain.remove', 'ok', null, 'audited.test']]);
   });
 });

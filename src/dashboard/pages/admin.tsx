@@ -202,18 +202,23 @@ export function registerAdminPages(app: Hono<AppEnv>): void {
       formPost(page, (c, _session, form) => run(c, form), admin),
     );
   act('/domains', domainsPage, async (c, form) => {
-    await addDomain(c.var.deps, form.domain ?? '');
+    await addDomain(c.var.deps, form.domain ?? '', c.var.audit);
     return '/domains?done=domain-added';
   });
   act('/domains/remove', domainsPage, async (c, form) => {
-    await removeDomain(c.var.deps, form.name ?? '');
+    await removeDomain(c.var.deps, form.name ?? '', c.var.audit);
     return '/domains?done=domain-removed';
   });
   act('/users', usersPage, async (c, form) => {
-    await addUser(c.var.deps, (form.name ?? '').trim(), {
-      password: form.password ?? '',
-      admin: form.admin === '1',
-    });
+    await addUser(
+      c.var.deps,
+      (form.name ?? '').trim(),
+      {
+        password: form.password ?? '',
+        admin: form.admin === '1',
+      },
+      c.var.audit,
+    );
     return '/users?done=user-added';
   });
   // Answered as a page, not a redirect: the link must not travel in a URL or the history.
@@ -231,7 +236,7 @@ export function registerAdminPages(app: Hono<AppEnv>): void {
     }, admin),
   );
   act('/users/remove', usersPage, async (c, form) => {
-    await removeUser(c.var.deps, Number(form.id) || 0);
+    await removeUser(c.var.deps, Number(form.id) || 0, c.var.audit);
     return '/users?done=user-removed';
   });
 }

@@ -232,7 +232,13 @@ export function registerInboxes(app: Hono<AppEnv>): void {
       const form = await formOf(c);
       const address = `${(form.local ?? '').trim()}@${form.domain ?? ''}`;
       try {
-        await addLocalInbox(c.var.deps, address, session.user.id, (form.displayName ?? '').trim());
+        await addLocalInbox(
+          c.var.deps,
+          address,
+          session.user.id,
+          (form.displayName ?? '').trim(),
+          c.var.audit,
+        );
       } catch (error) {
         return inboxesPage(c, session, { ...problemOf(error), form: 'add', values: form });
       }
@@ -244,15 +250,19 @@ export function registerInboxes(app: Hono<AppEnv>): void {
     signedIn(async (c, session) => {
       const form = await formOf(c);
       try {
-        await connectInbox(c.var.deps, {
-          address: form.address ?? '',
-          user: session.user.id,
-          by: 'user',
-          imap: form.imap ?? '',
-          smtp: form.smtp ?? '',
-          imapPassword: form.imapPassword ?? '',
-          smtpPassword: form.smtpPassword ?? '',
-        });
+        await connectInbox(
+          c.var.deps,
+          {
+            address: form.address ?? '',
+            user: session.user.id,
+            by: 'user',
+            imap: form.imap ?? '',
+            smtp: form.smtp ?? '',
+            imapPassword: form.imapPassword ?? '',
+            smtpPassword: form.smtpPassword ?? '',
+          },
+          c.var.audit,
+        );
       } catch (error) {
         const { imapPassword: _i, smtpPassword: _s, ...typed } = form;
         return inboxesPage(c, session, { ...problemOf(error), form: 'connect', values: typed });
@@ -264,7 +274,7 @@ export function registerInboxes(app: Hono<AppEnv>): void {
     '/inboxes/remove',
     signedIn(async (c, session) => {
       try {
-        await removeInbox(c.var.deps, (await formOf(c)).address ?? '', session.user.id);
+        await removeInbox(c.var.deps, (await formOf(c)).address ?? '', session.user.id, c.var.audit);
       } catch (error) {
         return inboxesPage(c, session, problemOf(error));
       }

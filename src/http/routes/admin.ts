@@ -132,7 +132,12 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       const deps = c.var.deps;
       return ok(
         c,
-        { domain: domainView(await addDomain(deps, c.req.valid('json').domain), deps.config.hostname) },
+        {
+          domain: domainView(
+            await addDomain(deps, c.req.valid('json').domain, c.var.audit),
+            deps.config.hostname,
+          ),
+        },
         201,
       );
     },
@@ -167,7 +172,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
     async (c) => {
-      await removeDomain(c.var.deps, c.req.valid('param').name);
+      await removeDomain(c.var.deps, c.req.valid('param').name, c.var.audit);
       return ok(c, { deleted: true });
     },
   );
@@ -180,7 +185,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
     }),
     async (c) => {
       const { name, password, admin } = c.req.valid('json');
-      return ok(c, { user: await addUser(c.var.deps, name, { password, admin }) }, 201);
+      return ok(c, { user: await addUser(c.var.deps, name, { password, admin }, c.var.audit) }, 201);
     },
   );
   app.openapi(
@@ -203,7 +208,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
     async (c) => {
-      await removeUser(c.var.deps, c.req.valid('param').id);
+      await removeUser(c.var.deps, c.req.valid('param').id, c.var.audit);
       return ok(c, { deleted: true });
     },
   );
@@ -322,21 +327,25 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
         (v) => v !== undefined,
       );
       if (!external) {
-        const inbox = await addLocalInbox(deps, body.address, body.user, body.displayName ?? '');
+        const inbox = await addLocalInbox(deps, body.address, body.user, body.displayName ?? '', c.var.audit);
         return ok(c, { inbox: await inboxView(deps, inbox) }, 201);
       }
-      const { inbox, servers } = await connectInbox(deps, {
-        address: body.address,
-        user: body.user,
-        by: 'operator',
-        displayName: body.displayName ?? '',
-        ...(body.imap && body.smtp ? { imap: body.imap.url, smtp: body.smtp.url } : {}),
-        ...(body.provider ? { provider: body.provider } : {}),
-        ...(body.password !== undefined ? { password: body.password } : {}),
-        ...(body.refreshToken !== undefined ? { refreshToken: body.refreshToken } : {}),
-        imapTls: body.imap?.tls,
-        smtpTls: body.smtp?.tls,
-      });
+      const { inbox, servers } = await connectInbox(
+        deps,
+        {
+          address: body.address,
+          user: body.user,
+          by: 'operator',
+          displayName: body.displayName ?? '',
+          ...(body.imap && body.smtp ? { imap: body.imap.url, smtp: body.smtp.url } : {}),
+          ...(body.provider ? { provider: body.provider } : {}),
+          ...(body.password !== undefined ? { password: body.password } : {}),
+          ...(body.refreshToken !== undefined ? { refreshToken: body.refreshToken } : {}),
+          imapTls: body.imap?.tls,
+          smtpTls: body.smtp?.tls,
+        },
+        c.var.audit,
+      );
       return ok(c, { inbox: await inboxView(deps, inbox), servers }, 201);
     },
   );
@@ -367,7 +376,7 @@ export function createAdminApp({ token, hook, throttle, bodyCheck }: AdminAppOpt
       responses: { ...okResponse(envelope(z.object({ deleted: z.boolean() })), 'Deleted'), ...errors },
     }),
     async (c) => {
-      await removeInbox(c.var.deps, c.req.valid('param').address);
+      await removeInbox(c.var.deps, c.req.valid('param').address, undefined, c.var.audit);
       return ok(c, { deleted: true });
     },
   );

@@ -9,6 +9,7 @@ import type { MailboxDeps } from '../deps.js';
 import { Forbidden, NotFound } from '../errors.js';
 import type { EmailView } from '../reading/email-view.js';
 import { appendHeldEvent } from './hold.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 import { alreadyDecided, fullView, releaseHeld, sendBack } from './release.js';
 
 /** `GET /approvals` (needs `read`): sends waiting for a decision in the caller's inboxes, oldest first. */
@@ -79,10 +80,15 @@ export async function approveSend(deps: MailboxDeps, caller: Caller, id: string)
   const { held, inbox } = await requireDecidable(deps, caller, id);
   const decision = { id, account: inbox.address, decision: 'approved' as const };
   if (held.send_at && Date.parse(held.send_at) > Date.now()) {
-    const email = await scheduleApproved(deps, inbox, held, caller.keyId);
+    const email = await scheduleApproved(deps, inbox, held, caller);
     return { ...decision, status: 'scheduled', email };
   }
-  const sent = await releaseHeld(deps, inbox, held, ['pending'], { decidedBy: caller.keyId });
+  // The send's transaction writes the record; its target is the approval, as the door names it.
+  if (caller.audit) caller.audit.target = id;
+  const sent = await releaseHeld(deps, inbox, held, ['pending'], {
+    decidedBy: caller.keyId,
+    audit: caller.audit,
+  });
   const message = await deps.store.messages.getByUid(inbox.id, sent.view.uid);
   return { ...decision, status: 'sent', email: await fullView(deps, inbox, message!) };
 }
@@ -92,9 +98,10 @@ async function scheduleApproved(
   deps: MailboxDeps,
   inbox: InboxRow,
   held: HeldSendRow,
-  decidedBy: string | null,
+  caller: Caller,
 ): Promise<EmailView> {
   const { store } = deps;
+  const decidedBy = caller.keyId;
   const email = await store.db.transaction(async () => {
     const changed = await store.heldSends.change(held.id, ['pending'], {
       state: 'scheduled',
@@ -105,6 +112,7 @@ async function scheduleApproved(
     const message = held.message_id === null ? undefined : await store.messages.get(held.message_id);
     if (!changed || !message) throw alreadyDecided((await store.heldSends.get(held.id)) ?? held);
     const view = await fullView(deps, inbox, message);
+    await recordInTransaction(deps, caller.audit, { account: inbox.address, target: held.id });
     return { view, event: await appendHeldEvent(deps, 'email.approved', inbox, held, view, { decidedBy }) };
   });
   deps.bus.publish([email.event]);
@@ -119,7 +127,10 @@ export async function rejectSend(
   reason?: string,
 ): Promise<DecisionView> {
   const { held, inbox } = await requireDecidable(deps, caller, id);
-  const email = await sendBack(deps, inbox, held, ['pending'], reason ?? 'rejected', caller.keyId);
+  const email = await sendBack(deps, inbox, held, ['pending'], reason ?? 'rejected', caller.keyId, {
+    audit: caller.audit,
+    target: id,
+  });
   if (!email) throw alreadyDecided((await deps.store.heldSends.get(id)) ?? held);
   return { id, account: inbox.address, decision: 'rejected', status: 'rejected', email };
 }
@@ -135,7 +146,10 @@ export async function cancelSend(
   const inbox = await requireInbox(deps, caller, account);
   const held = await deps.store.heldSends.openByUid(inbox.id, uid);
   if (!held) throw new NotFound(`no scheduled or waiting send with uid ${uid} in ${inbox.address}'s Outbox`);
-  const email = await sendBack(deps, inbox, held, OPEN_STATES, 'cancelled', caller.keyId);
+  const email = await sendBack(deps, inbox, held, OPEN_STATES, 'cancelled', caller.keyId, {
+    audit: caller.audit,
+    target: String(uid),
+  });
   if (!email) throw alreadyDecided((await deps.store.heldSends.get(held.id)) ?? held);
   return email;
 }

@@ -4,6 +4,8 @@ import type { EventRow } from '../../store/events.js';
 import type { HeldSendRow } from '../../store/held-sends.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import type { MessageRow } from '../../store/messages.js';
+import type { AuditContext } from '../audit/audit-context.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 import type { MailboxDeps } from '../deps.js';
 import { composeInputOf, stateOf } from '../drafts/draft-content.js';
 import { Conflict, MailroomError } from '../errors.js';
@@ -43,7 +45,7 @@ export async function releaseHeld(
   inbox: InboxRow,
   held: HeldSendRow,
   from: readonly HeldState[],
-  approvedBy: { decidedBy: string | null } | null,
+  approvedBy: { decidedBy: string | null; audit?: AuditContext | undefined } | null,
 ): Promise<SentCopy> {
   const message = held.message_id === null ? undefined : await deps.store.messages.get(held.message_id);
   if (!message) throw alreadyDecided(held);
@@ -56,6 +58,7 @@ export async function releaseHeld(
     inbox,
     bcc: state.bcc.addresses,
     draft: message,
+    ...(approvedBy?.audit ? { audit: approvedBy.audit } : {}),
     ...(answered ? { answered } : {}),
     compose: {
       ...composeInputOf(deps, inbox, state),
@@ -93,8 +96,8 @@ export function isRefusal(error: unknown): error is MailroomError {
 
 /**
  * Brings a held send back to Drafts with `reason` (rejected, cancelled, expired, a refusal),
- * in one transaction with its state and the email.rejected event; null when it had left `from`
- * meanwhile (decided elsewhere).
+ * in one transaction with its state, the email.rejected event and the request's record
+ * (`audited`, when a request asked); null when it had left `from` meanwhile (decided elsewhere).
  */
 export async function sendBack(
   deps: MailboxDeps,
@@ -103,6 +106,7 @@ export async function sendBack(
   from: readonly HeldState[],
   reason: string,
   decidedBy: string | null,
+  audited?: { audit: AuditContext | undefined; target: string },
 ): Promise<EmailView | null> {
   const { store } = deps;
   const events: EventRow[] = [];
@@ -122,6 +126,8 @@ export async function sendBack(
     await store.messages.setRejectedReason(message.id, reason);
     const moved = await fullView(deps, inbox, { ...message, folder_id: drafts.id, rejected_reason: reason });
     events.push(await appendHeldEvent(deps, 'email.rejected', inbox, held, moved, { reason }));
+    if (audited)
+      await recordInTransaction(deps, audited.audit, { account: inbox.address, target: audited.target });
     return moved;
   });
   deps.bus.publish(events);

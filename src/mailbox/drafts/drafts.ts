@@ -1,4 +1,6 @@
 import { composeDraft } from '../../mail/draft.js';
+import type { AuditContext } from '../audit/audit-context.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 import type { Caller } from '../caller.js';
 import { parseEmail } from '../../mail/parse.js';
 import type { InboxRow } from '../../store/inboxes.js';
@@ -54,6 +56,7 @@ async function storeDraft(
   deps: MailboxDeps,
   inbox: InboxRow,
   state: DraftState,
+  audit: AuditContext | undefined,
   existing?: { row: MessageRow; keepThread: boolean },
 ): Promise<DraftView> {
   const { raw } = await composeDraft(composeInputOf(deps, inbox, state));
@@ -82,6 +85,7 @@ async function storeDraft(
         ...(existing?.keepThread ? { threadId: existing.row.thread_id } : {}),
       });
       if (remoteUid !== null) await store.imapState.setRemoteUid(row.id, remoteUid);
+      await recordInTransaction(deps, audit, { account: inbox.address, target: String(row.uid) });
       // Read back for the remote uid just set; the text and html are the filed row's.
       return viewOfFiled({ ...row, ...(await store.messages.get(row.id))! }, folder, parsed, true);
     });
@@ -116,7 +120,7 @@ export async function createDraft(
 ): Promise<DraftView> {
   const inbox = await requireInbox(deps, caller, account);
   const state = await mergeDraft(deps, inbox, EMPTY_DRAFT, fields);
-  return storeDraft(deps, inbox, state);
+  return storeDraft(deps, inbox, state, caller.audit);
 }
 
 /** PUT /emails/drafts/{uid}: fields given replace, fields absent stay (contract 5). */
@@ -130,7 +134,10 @@ export async function updateDraft(
   const inbox = await requireInbox(deps, caller, account);
   const draft = await loadDraft(deps, inbox, uid);
   const state = await mergeDraft(deps, inbox, draft.state, fields);
-  return storeDraft(deps, inbox, state, { row: draft.row, keepThread: fields.inReplyTo === undefined });
+  return storeDraft(deps, inbox, state, caller.audit, {
+    row: draft.row,
+    keepThread: fields.inReplyTo === undefined,
+  });
 }
 
 /** POST /emails/drafts/{uid}/send: sent like a new message; it leaves Drafts and keeps its uid in Sent. */
@@ -187,6 +194,7 @@ export async function deleteDraft(
     if (remote) await remote.expunge(requireRemoteFolder(folder), remoteUidOf(message));
     await deps.store.db.transaction(async () => {
       await deps.store.messages.remove(message.id);
+      await recordInTransaction(deps, caller.audit, { account: inbox.address, target: String(uid) });
     });
     return { uid, deleted: true as const };
   };

@@ -14,6 +14,7 @@ import { reachableInboxes, requireInbox } from '../access.js';
 import { decodeCursor, encodeCursor } from '../reading/cursor.js';
 import type { MailboxDeps } from '../deps.js';
 import { NotFound, ValidationFailed } from '../errors.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 /** The event kinds a webhook can subscribe to (contract 7). */
 export const EVENT_KINDS = [
@@ -44,14 +45,19 @@ export async function createWebhook(
 ): Promise<WebhookWithSecretView> {
   const url = await requireDeliverableUrl(deps, input.url);
   const secret = generateWebhookSecret();
-  const row = await deps.store.webhooks.create({
-    userId: caller.userId,
-    url,
-    events: uniqueKinds(input.events),
-    accounts: await inboxIdsOf(deps, caller, input.accounts ?? null),
-    includeSpam: input.includeSpam ?? false,
-    description: input.description ?? null,
-    secret,
+  const accounts = await inboxIdsOf(deps, caller, input.accounts ?? null);
+  const row = await deps.store.db.transaction(async () => {
+    const created = await deps.store.webhooks.create({
+      userId: caller.userId,
+      url,
+      events: uniqueKinds(input.events),
+      accounts,
+      includeSpam: input.includeSpam ?? false,
+      description: input.description ?? null,
+      secret,
+    });
+    await recordInTransaction(deps, caller.audit, { target: created.id });
+    return created;
   });
   return { ...(await viewOf(deps, row)), secret };
 }
@@ -102,14 +108,15 @@ export async function updateWebhook(
   if (changes.includeSpam !== undefined) patch.includeSpam = changes.includeSpam;
   if (changes.description !== undefined) patch.description = changes.description;
   if (changes.status !== undefined) patch.status = changes.status;
-  const row = await deps.store.webhooks.update(caller.userId, id, patch);
-  if (!row) throw notFound(id);
+  const row = await changed(deps, caller, id, () => deps.store.webhooks.update(caller.userId, id, patch));
   return viewOf(deps, row);
 }
 
 export async function deleteWebhook(deps: MailboxDeps, caller: Caller, id: string): Promise<void> {
   await requireWebhook(deps, caller, id);
-  if (!(await deps.store.webhooks.remove(caller.userId, id))) throw notFound(id);
+  await changed(deps, caller, id, async () =>
+    (await deps.store.webhooks.remove(caller.userId, id)) ? id : null,
+  );
 }
 
 /** A new secret at once; deliveries from now on (retries included) are signed with it alone. */
@@ -120,9 +127,23 @@ export async function rotateWebhookSecret(
 ): Promise<WebhookWithSecretView> {
   await requireWebhook(deps, caller, id);
   const secret = generateWebhookSecret();
-  const row = await deps.store.webhooks.setSecret(caller.userId, id, secret);
-  if (!row) throw notFound(id);
+  const row = await changed(deps, caller, id, () => deps.store.webhooks.setSecret(caller.userId, id, secret));
   return { ...(await viewOf(deps, row)), secret };
+}
+
+/** A change to webhook `id` and its record, in one transaction; nothing from `change`: it is gone (404). */
+async function changed<T>(
+  deps: MailboxDeps,
+  caller: Caller,
+  id: string,
+  change: () => Promise<T | null | undefined>,
+): Promise<T> {
+  return deps.store.db.transaction(async () => {
+    const result = await change();
+    if (result === null || result === undefined) throw notFound(id);
+    await recordInTransaction(deps, caller.audit, { target: id });
+    return result;
+  });
 }
 
 /**

@@ -51,7 +51,7 @@ export function domainView(domain: DomainRow, mailHost: string) {
   return { name: domain.name, dnsRecords: dnsRecordsFor(domain, mailHost), created_at: domain.created_at };
 }
 
-export async function addDomain(deps: MailboxDeps, name: string): Promise<DomainRow> {
+export async function addDomain(deps: MailboxDeps, name: string, audit?: AuditContext): Promise<DomainRow> {
   const domain = name.trim().toLowerCase().replace(/\.$/, '');
   if (!DOMAIN_RE.test(domain))
     throw ValidationFailed.field('domain', `${JSON.stringify(name)} is not a domain name`);
@@ -68,16 +68,22 @@ export async function addDomain(deps: MailboxDeps, name: string): Promise<Domain
     dkim_public_key: publicKey,
     created_at: nowIso(),
   };
-  await deps.store.domains.create({ ...row, dkim_private_key: privateKey });
+  await deps.store.db.transaction(async () => {
+    await deps.store.domains.create({ ...row, dkim_private_key: privateKey });
+    await recordInTransaction(deps, audit, { target: domain });
+  });
   return row;
 }
 
-export async function removeDomain(deps: MailboxDeps, name: string): Promise<void> {
+export async function removeDomain(deps: MailboxDeps, name: string, audit?: AuditContext): Promise<void> {
   const domain = name.trim().toLowerCase();
   const inboxes = await deps.store.inboxes.list();
   const inUse = inboxes.some((i) => i.kind === 'local' && i.address.endsWith(`@${domain}`));
   if (inUse) throw new Conflict(`domain ${domain} still has inboxes; remove them first`);
-  if (!(await deps.store.domains.remove(domain))) throw new NotFound(`no domain ${domain}`);
+  await deps.store.db.transaction(async () => {
+    if (!(await deps.store.domains.remove(domain))) throw new NotFound(`no domain ${domain}`);
+    await recordInTransaction(deps, audit, { target: domain });
+  });
 }
 
 /** A user; with `password` it can sign in to the dashboard, with `admin` it also sees the admin pages. */
@@ -85,6 +91,7 @@ export async function addUser(
   deps: MailboxDeps,
   name: string,
   options: { admin?: boolean; password?: string } = {},
+  audit?: AuditContext,
 ): Promise<UserRow> {
   if (!USER_RE.test(name)) {
     throw ValidationFailed.field(
@@ -95,9 +102,13 @@ export async function addUser(
   const passwordHash =
     options.password !== undefined ? await hashPassword(checkPassword(options.password)) : undefined;
   if (await deps.store.users.find(name)) throw new Conflict(`user ${name} already exists`);
-  return deps.store.users.create(name, {
-    admin: options.admin ?? false,
-    ...(passwordHash ? { passwordHash } : {}),
+  return deps.store.db.transaction(async () => {
+    const user = await deps.store.users.create(name, {
+      admin: options.admin ?? false,
+      ...(passwordHash ? { passwordHash } : {}),
+    });
+    await recordInTransaction(deps, audit, { target: user.name });
+    return user;
   });
 }
 
@@ -107,8 +118,16 @@ export async function requireUser(deps: MailboxDeps, idOrName: string | number):
   return user;
 }
 
-export async function removeUser(deps: MailboxDeps, idOrName: string | number): Promise<void> {
-  await deps.store.users.remove((await requireUser(deps, idOrName)).id);
+export async function removeUser(
+  deps: MailboxDeps,
+  idOrName: string | number,
+  audit?: AuditContext,
+): Promise<void> {
+  const user = await requireUser(deps, idOrName);
+  await deps.store.db.transaction(async () => {
+    await deps.store.users.remove(user.id);
+    await recordInTransaction(deps, audit, { target: user.name });
+  });
 }
 
 /** What a new key is: its label and reach (contract 14), and the key itself when given. */
@@ -201,6 +220,7 @@ export async function addLocalInbox(
   address: string,
   userIdOrName: string | number,
   displayName = '',
+  audit?: AuditContext,
 ): Promise<InboxRow> {
   const user = await requireUser(deps, userIdOrName);
   const normalized = address.trim().toLowerCase();
@@ -218,17 +238,34 @@ export async function addLocalInbox(
   }
   if (await deps.store.inboxes.findByAddress(normalized))
     throw new Conflict(`inbox ${normalized} already exists`);
-  return deps.store.inboxes.create({ address: normalized, userId: user.id, kind: 'local', displayName });
+  return deps.store.db.transaction(async () => {
+    const inbox = await deps.store.inboxes.create({
+      address: normalized,
+      userId: user.id,
+      kind: 'local',
+      displayName,
+    });
+    await recordInTransaction(deps, audit, { account: normalized });
+    return inbox;
+  });
 }
 
 /** Removes an inbox and its mail; with `ownerId`, only one of that user's (403 otherwise, as `account` is). */
-export async function removeInbox(deps: MailboxDeps, address: string, ownerId?: number): Promise<void> {
+export async function removeInbox(
+  deps: MailboxDeps,
+  address: string,
+  ownerId?: number,
+  audit?: AuditContext,
+): Promise<void> {
   const inbox =
     ownerId !== undefined
       ? await requireInbox(deps, ownerCaller(ownerId), address)
       : await deps.store.inboxes.findByAddress(address);
   if (!inbox) throw new NotFound(`no inbox ${address}`);
-  await deps.store.inboxes.remove(inbox.id);
+  await deps.store.db.transaction(async () => {
+    await deps.store.inboxes.remove(inbox.id);
+    await recordInTransaction(deps, audit, { account: inbox.address });
+  });
   if (inbox.kind === 'imap') deps.remote.inboxesChanged();
 }
 
@@ -260,6 +297,7 @@ export interface ConnectInput extends ServerChoice {
 export async function connectInbox(
   deps: MailboxDeps,
   input: ConnectInput,
+  audit?: AuditContext,
 ): Promise<{ inbox: InboxRow; servers: ServersView }> {
   const user = await requireUser(deps, input.user);
   const normalized = input.address.trim().toLowerCase();
@@ -314,6 +352,7 @@ export async function connectInbox(
       remoteConfig: sealJson(deps.config.secret!, config),
     });
     await deps.store.inboxes.setSyncState(row.id, { sync_state: 'connecting' });
+    await recordInTransaction(deps, audit, { account: normalized });
     return (await deps.store.inboxes.get(row.id))!;
   });
   deps.remote.inboxesChanged();

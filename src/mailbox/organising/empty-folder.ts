@@ -7,6 +7,7 @@ import { requireFolder, requireInbox } from '../access.js';
 import { remoteOf, remoteUidOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
 import { isDrafts, isTrash, refuseOutbox, trashOf } from './organise.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 export type EmptiedFolder = z.infer<typeof EmptyFolderResult>;
 
@@ -31,9 +32,12 @@ export async function emptyFolder(
   refuseOutbox(folder, 'emptied');
   const forGood = !!options.permanent || isTrash(folder) || isDrafts(folder);
   const { store } = deps;
+  const recorded = () =>
+    recordInTransaction(deps, caller.audit, { account: inbox.address, target: folder.name });
   const removeAll = (messages: Listed[]) =>
     store.db.transaction(async () => {
       for (const message of messages) await store.messages.remove(message.id);
+      await recorded();
     });
   const answer = (count: number, movedTo: string | null): EmptiedFolder => ({
     folder: folder.name,
@@ -50,13 +54,16 @@ export async function emptyFolder(
         return answer(messages.length, null);
       }
       const trash = await trashOf(deps, inbox);
-      return answer(await store.messages.moveAll(folder.id, trash.id, nowIso()), trash.name);
+      const moved = await store.messages.moveAll(folder.id, trash.id, nowIso());
+      await recorded();
+      return answer(moved, trash.name);
     });
   }
 
   return remote.exclusive(async () => {
     const messages = await store.messages.allInFolder(folder.id);
     const trash = forGood ? null : requireRemoteFolder(await trashOf(deps, inbox));
+    // Nothing to change, so no transaction: the door writes the record.
     if (messages.length === 0) return answer(0, trash?.name ?? null);
     const remoteUids = messages.map(remoteUidOf);
     requireRemoteFolder(folder);
@@ -72,6 +79,7 @@ export async function emptyFolder(
         await store.messages.moveTo(message.id, trash.id, at);
         await store.imapState.setRemoteUid(message.id, moved?.get(message.remote_uid!) ?? null);
       }
+      await recorded();
     });
     return answer(messages.length, trash.name);
   });

@@ -7,6 +7,7 @@ import { requireFolder, requireInbox } from '../access.js';
 import type { MailboxDeps } from '../deps.js';
 import { Conflict, ValidationFailed } from '../errors.js';
 import { trashOf } from './organise.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 export const FOLDER_NAME_MAX = 100;
 
@@ -43,6 +44,7 @@ export async function createFolder(
     const clash = (await deps.store.folders.listOf(inbox.id)).find((f) => f.name.toLowerCase() === wanted);
     if (clash) throw new Conflict(`a folder named ${JSON.stringify(clash.name)} exists in ${inbox.address}`);
     const folder = await deps.store.folders.create(inbox.id, trimmed);
+    await recordInTransaction(deps, caller.audit, { account: inbox.address, target: folder.name });
     return { name: folder.name, specialUse: folder.special_use, total: 0, unread: 0 };
   });
 }
@@ -73,6 +75,7 @@ export async function deleteFolder(
     const trash = await trashOf(deps, inbox);
     const movedToTrash = await deps.store.messages.moveAll(folder.id, trash.id, nowIso());
     await deps.store.folders.remove(folder.id);
+    await recordInTransaction(deps, caller.audit, { account: inbox.address, target: folder.name });
     return { name: folder.name, deleted: true, movedToTrash };
   });
 }

@@ -11,6 +11,7 @@ import type { EmailView } from '../reading/email-view.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
 import type { EmailRef } from './organise.js';
 import { viewsOf } from '../reading/read.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 export const LABEL_NAME_MAX = 50;
 export const LABEL_DESCRIPTION_MAX = 1000;
@@ -114,6 +115,7 @@ export async function createLabel(deps: MailboxDeps, caller: Caller, input: Labe
       created_at: now,
       updated_at: now,
     });
+    await recordInTransaction(deps, caller.audit, { account: null, target: row.id });
     return labelView(row);
   });
 }
@@ -152,6 +154,7 @@ export async function updateLabel(
     const label = await requireLabel(deps, caller, idOrName);
     if (changes.name !== undefined) await requireUniqueName(deps, caller, changes.name, label.id);
     await deps.store.labels.update(caller.userId, label.id, changes, nowIso());
+    await recordInTransaction(deps, caller.audit, { account: null, target: label.id });
     return labelView((await deps.store.labels.get(caller.userId, label.id))!);
   });
 }
@@ -164,6 +167,7 @@ export async function deleteLabel(
   return deps.store.db.transaction(async () => {
     const label = await requireLabel(deps, caller, idOrName);
     await deps.store.labels.remove(caller.userId, label.id);
+    await recordInTransaction(deps, caller.audit, { account: null, target: label.id });
     return { id: label.id };
   });
 }
@@ -181,6 +185,7 @@ export async function applyLabels(
     const ids: string[] = [];
     for (const idOrName of labels) ids.push((await requireLabel(deps, caller, idOrName)).id);
     await deps.store.labels.apply(message.id, [...new Set(ids)]);
+    await recordInTransaction(deps, caller.audit, { account: inbox.address, target: String(message.uid) });
     const labelled = (await deps.store.messages.get(message.id))!;
     return (await viewsOf(deps, inbox, [labelled], () => folder.name, 'full'))[0]!;
   });
@@ -196,7 +201,12 @@ export async function removeLabel(
   const inbox = await requireInbox(deps, caller, ref.account);
   return deps.store.db.transaction(async () => {
     const { message, folder } = await requireMessage(deps, inbox, ref.uid, ref.folder);
-    await deps.store.labels.unapply(message.id, (await requireLabel(deps, caller, idOrName)).id);
+    const label = await requireLabel(deps, caller, idOrName);
+    await deps.store.labels.unapply(message.id, label.id);
+    await recordInTransaction(deps, caller.audit, {
+      account: inbox.address,
+      target: `${message.uid}/${label.id}`,
+    });
     return (await viewsOf(deps, inbox, [message], () => folder.name, 'full'))[0]!;
   });
 }

@@ -7,6 +7,7 @@ import type { Caller } from '../caller.js';
 import { requirePermission } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
 import { NotFound } from '../errors.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 
 export type SuppressionView = z.infer<typeof Suppression>;
 
@@ -27,9 +28,12 @@ export async function liftSuppression(
   address: string,
 ): Promise<{ address: string; deleted: true }> {
   requirePermission(caller, 'manage');
-  if (!(await deps.store.suppressions.remove(caller.userId, address))) {
-    throw new NotFound(`${address} is not suppressed`);
-  }
+  await deps.store.db.transaction(async () => {
+    if (!(await deps.store.suppressions.remove(caller.userId, address))) {
+      throw new NotFound(`${address} is not suppressed`);
+    }
+    await recordInTransaction(deps, caller.audit, { account: null, target: address });
+  });
   return { address, deleted: true };
 }
 
