@@ -120,15 +120,17 @@ describe('webhook registration', () => {
     const { id } = await create();
     const as = mallory.who;
     const { deps } = box;
+    // Each started only when its turn comes: a refusal started early and awaited later is an
+    // unhandled rejection meanwhile.
     for (const operation of [
-      getWebhook(deps, as, id),
-      updateWebhook(deps, as, id, { description: 'x' }),
-      rotateWebhookSecret(deps, as, id),
-      sendTestEvent(deps, as, id),
-      listDeliveries(deps, as, id, 10),
-      deleteWebhook(deps, as, id),
+      () => getWebhook(deps, as, id),
+      () => updateWebhook(deps, as, id, { description: 'x' }),
+      () => rotateWebhookSecret(deps, as, id),
+      () => sendTestEvent(deps, as, id),
+      () => listDeliveries(deps, as, id, 10),
+      () => deleteWebhook(deps, as, id),
     ]) {
-      expect(await refusal(operation)).toBeInstanceOf(NotFound);
+      expect(await refusal(operation())).toBeInstanceOf(NotFound);
     }
     expect((await listWebhooks(deps, as, 100)).webhooks).toEqual([]);
     // Still there, unchanged, for its owner.
