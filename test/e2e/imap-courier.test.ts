@@ -72,7 +72,13 @@ describe('a mailbox on Courier-IMAP', { timeout: 90_000 }, () => {
     const givenUp = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
     await Promise.race([other?.logout(), givenUp]).catch(() => {});
     other?.close();
-    await server?.stop();
+    // Two clean-clone runs in three hung in this stop (never alone): bounded so the run goes on,
+    // and said, until docs/next-steps.md's item finds which worker does not end.
+    const stopped = await Promise.race([
+      server?.stop().then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000).unref()),
+    ]);
+    if (!stopped) console.warn('imap-courier: the server did not stop within 30 s');
     await capture?.close();
     await courier?.stop();
   });
