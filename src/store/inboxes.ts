@@ -56,11 +56,6 @@ export class InboxStore {
   }
 
   // The two lookups every inbound message makes: plain prepared statements, no query building.
-  /** Holds the inbox's row until the transaction ends (PostgreSQL; call inside a transaction). */
-  async holdRow(id: number): Promise<void> {
-    await this.db.rawFirst('SELECT id FROM inboxes WHERE id = ? FOR UPDATE', id);
-  }
-
   async get(id: number): Promise<InboxRow | undefined> {
     return (await this.db.rawFirst('SELECT * FROM inboxes WHERE id = ?', id)) as InboxRow | undefined;
   }
@@ -84,6 +79,11 @@ export class InboxStore {
       if (removed) await removeUnusedSources(this.db);
       return removed;
     });
+  }
+
+  /** Holds the inbox's row until the transaction ends (PostgreSQL; call inside a transaction). */
+  async holdRow(id: number): Promise<void> {
+    await this.db.rawFirst('SELECT id FROM inboxes WHERE id = ? FOR UPDATE', id);
   }
 
   /**
