@@ -37,6 +37,13 @@ export interface Db {
   rawAll<R>(sql: string, ...params: unknown[]): Promise<R[]>;
   rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined>;
   rawRun(sql: string, ...params: unknown[]): Promise<RunResult>;
+  /**
+   * `rawAll` for a write whose loss in a power cut costs at most one repeated attempt where one
+   * node runs: a claim. On SQLite, outside a transaction, its commit does not wait for the disk
+   * (synchronous NORMAL for it alone; the next synced commit makes it durable with its own). On
+   * PostgreSQL it is `rawAll`: another node could act on a claim a crash had lost.
+   */
+  rawAllUnsynced<R>(sql: string, ...params: unknown[]): Promise<R[]>;
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Inside a transaction on an engine with row locks (PostgreSQL): queues `item` for `write`,

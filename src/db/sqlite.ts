@@ -92,6 +92,20 @@ export class SqliteDb implements Db {
     });
   }
 
+  rawAllUnsynced<R>(sql: string, ...params: unknown[]): Promise<R[]> {
+    if (this.joins()) return this.rawAll(sql, ...params);
+    return this.when(() => {
+      const level = this.sqlite.pragma('synchronous', { simple: true }) as number;
+      this.sqlite.pragma('synchronous = NORMAL');
+      try {
+        const { statement, rowOf } = this.reader(sql);
+        return (statement.all(...params) as unknown[][]).map(rowOf) as R[];
+      } finally {
+        this.sqlite.pragma(`synchronous = ${level}`);
+      }
+    });
+  }
+
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.joins()) return fn();
     await this.lock();

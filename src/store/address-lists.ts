@@ -71,13 +71,12 @@ export class AddressListStore {
 
   /** Every entry of one direction that can decide for this inbox: its own and its user's. */
   async forInbox(userId: number, inboxId: number, direction: ListDirection): Promise<ListEntryRow[]> {
-    return await this.db.all(
-      this.db.kysely
-        .selectFrom('address_lists')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('direction', '=', direction)
-        .where((eb) => eb.or([eb('inbox_id', 'is', null), eb('inbox_id', '=', inboxId)])),
+    // Read for every send and every delivery: SQL written once, not built per call.
+    return await this.db.rawAll<ListEntryRow>(
+      'SELECT * FROM address_lists WHERE user_id = ? AND direction = ? AND (inbox_id IS NULL OR inbox_id = ?)',
+      userId,
+      direction,
+      inboxId,
     );
   }
 }

@@ -89,8 +89,8 @@ export class AuditStore {
   private readonly write = async (entries: AuditEntry[]): Promise<void> => {
     if (this.db.engine === 'postgres')
       await this.db.rawRun('SELECT pg_advisory_xact_lock(?)', EVENT_APPEND_LOCK_KEY);
-    const head = await this.db.first(
-      this.db.kysely.selectFrom('audit_log').select('hash').orderBy('seq', 'desc').limit(1),
+    const head = await this.db.rawFirst<{ hash: string }>(
+      'SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1',
     );
     let previous = head?.hash ?? GENESIS_HASH;
     const rows = entries.map(({ userId, ...fields }) => {
@@ -113,7 +113,8 @@ export class AuditStore {
       previous = hash;
       return row;
     });
-    await this.db.run(this.db.kysely.insertInto('audit_log').values(rows));
+    if (rows.length === 1) await this.db.insert('audit_log', rows[0]!);
+    else await this.db.run(this.db.kysely.insertInto('audit_log').values(rows));
   };
 
   /** Newest first. */

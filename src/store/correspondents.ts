@@ -31,11 +31,9 @@ export class CorrespondentStore {
     const rows = [...byKey.values()].sort(
       (a, b) => a.inbox_id - b.inbox_id || (a.address < b.address ? -1 : 1),
     );
-    await this.db.run(
-      this.db.kysely
-        .insertInto('correspondents')
-        .values(rows)
-        .onConflict((oc) => oc.doNothing()),
+    await this.db.rawRun(
+      `INSERT INTO correspondents (inbox_id, address) VALUES ${rows.map(() => '(?, ?)').join(', ')} ON CONFLICT DO NOTHING`,
+      ...rows.flatMap((row) => [row.inbox_id, row.address]),
     );
   };
 

@@ -70,7 +70,7 @@ export class DeliveryStore {
    */
   async claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]> {
     const { clockPlusMs, skipLocked } = this.db.dialect;
-    return await this.db.rawAll<DeliveryRow>(
+    return await this.db.rawAllUnsynced<DeliveryRow>(
       `UPDATE deliveries
           SET claim_id = ?, attempts = attempts + 1, next_attempt_at = ${clockPlusMs},
               last_attempt_at = ${clockPlusMs}, updated_at = ${clockPlusMs}

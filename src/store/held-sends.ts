@@ -89,7 +89,7 @@ export class HeldSendStore {
    */
   async claimDue(limit: number, leaseMs: number): Promise<HeldSendRow[]> {
     const { clockPlusMs, skipLocked } = this.db.dialect;
-    return await this.db.rawAll<HeldSendRow>(
+    return await this.db.rawAllUnsynced<HeldSendRow>(
       `UPDATE held_sends SET claim_id = ?, due_at = ${clockPlusMs}
         WHERE state IN ('pending', 'scheduled') AND due_at <= ${clockPlusMs}
           AND id IN (

@@ -40,18 +40,13 @@ export class SendLogStore {
     addresses: string[],
     since: Date,
   ): Promise<Map<string, { count: number; newest: string }>> {
-    const rows = await this.db.all(
-      this.db.kysely
-        .selectFrom('send_log')
-        .select([
-          'address',
-          (eb) => eb.fn.countAll<number | string>().as('n'),
-          (eb) => eb.fn.max('sent_at').as('newest'),
-        ])
-        .where('inbox_id', '=', inboxId)
-        .where('address', 'in', addresses)
-        .where('sent_at', '>', nowIso(since))
-        .groupBy('address'),
+    const rows = await this.db.rawAll<{ address: string; n: number | string; newest: string }>(
+      `SELECT address, COUNT(*) AS n, MAX(sent_at) AS newest FROM send_log
+        WHERE inbox_id = ? AND address IN (${addresses.map(() => '?').join(', ')}) AND sent_at > ?
+        GROUP BY address`,
+      inboxId,
+      ...addresses,
+      nowIso(since),
     );
     return new Map(rows.map((r) => [r.address, { count: Number(r.n), newest: r.newest }]));
   }
@@ -82,22 +77,23 @@ export class SendLogStore {
     return row?.sent_at;
   }
 
-  /** Counts one message's recipients (each address once), and drops what no window reaches any more. */
+  /** Counts one message's recipients (each address once). */
   async record(inboxId: number, addresses: string[], at: Date): Promise<void> {
+    if (addresses.length === 0) return;
     const sentAt = nowIso(at);
-    if (addresses.length > 0) {
-      await this.db.run(
-        this.db.kysely
-          .insertInto('send_log')
-          .values(addresses.map((address) => ({ inbox_id: inboxId, address, sent_at: sentAt }))),
-      );
-    }
-    await this.db.run(
-      this.db.kysely
-        .deleteFrom('send_log')
-        .where('inbox_id', '=', inboxId)
-        .where('sent_at', '<=', nowIso(new Date(at.getTime() - KEPT_MS))),
+    await this.db.rawRun(
+      `INSERT INTO send_log (inbox_id, address, sent_at) VALUES ${addresses.map(() => '(?, ?, ?)').join(', ')}`,
+      ...addresses.flatMap((address) => [inboxId, address, sentAt]),
     );
+  }
+
+  /** Drops the rows no window reaches any more (older than a day); how many. */
+  async prune(now: Date): Promise<number> {
+    const { changes } = await this.db.rawRun(
+      'DELETE FROM send_log WHERE sent_at <= ?',
+      nowIso(new Date(now.getTime() - KEPT_MS)),
+    );
+    return changes;
   }
 
   /** Un-counts the message counted at `at` (a connected mailbox's server refused it). */

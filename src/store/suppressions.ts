@@ -22,12 +22,10 @@ export class SuppressionStore {
   /** Which of these lower-case addresses the user's mail is not sent to. */
   async among(userId: number, addresses: string[]): Promise<Set<string>> {
     if (addresses.length === 0) return new Set();
-    const rows = await this.db.all(
-      this.db.kysely
-        .selectFrom('suppressions')
-        .select('address')
-        .where('user_id', '=', userId)
-        .where('address', 'in', addresses),
+    const rows = await this.db.rawAll<{ address: string }>(
+      `SELECT address FROM suppressions WHERE user_id = ? AND address IN (${addresses.map(() => '?').join(', ')})`,
+      userId,
+      ...addresses,
     );
     return new Set(rows.map((row) => row.address));
   }

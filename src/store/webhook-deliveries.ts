@@ -107,7 +107,7 @@ export class WebhookDeliveryStore {
   async claim(ids: number[], leaseMs: number): Promise<number[]> {
     if (ids.length === 0) return [];
     const { clockPlusMs } = this.db.dialect;
-    const rows = await this.db.rawAll<{ id: number }>(
+    const rows = await this.db.rawAllUnsynced<{ id: number }>(
       `UPDATE webhook_deliveries
           SET claim_id = ?, attempts = attempts + 1, next_attempt_at = ${clockPlusMs}
         WHERE id IN (${ids.map(() => '?').join(', ')})

@@ -1,14 +1,17 @@
 /**
- * Where ingest's CPU time goes: `mailroom serve` under --cpu-prof (its ingest and parse threads
- * write a profile each), fed `BENCH_INGEST_MESSAGES` messages over 20 SMTP connections, then each
+ * Where ingest's or a send's CPU time goes: `mailroom serve` under --cpu-prof (its ingest and
+ * parse threads write a profile each), fed `[messages]` over 20 SMTP connections (or, with
+ * `--send`, that many API sends 10 at a time, half local and half through a relay), then each
  * thread's self time summed by function and by where the code comes from.
- * Run after `npm run build`: `npx tsx test/bench/profile-ingest.ts [messages]` (`--read DIR` again).
+ * Run after `npm run build`: `npx tsx test/bench/profile-ingest.ts [messages] [--send]`
+ * (`--read DIR` summarises an earlier run again).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runIngest } from './ingest.js';
 import { startMailroom } from './processes.js';
+import { runSend } from './send.js';
 
 interface ProfileNode {
   id: number;
@@ -71,14 +74,22 @@ let dir: string;
 if (reread > 0) {
   dir = process.argv[reread + 1]!;
 } else {
-  const messages = Number(process.argv[2] ?? process.env.BENCH_INGEST_MESSAGES ?? 4000);
+  const messages = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 4000);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-profile-'));
-  const server = await startMailroom({}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-  const result = await runIngest(server.smtpPort, 'agent@mailroom.test', messages);
-  await server.stop();
-  console.log(
-    `${messages} messages over 20 connections: ${result.perSecond.toFixed(0)} msg/s; profiles in ${dir}`,
-  );
+  const profiling = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  if (process.argv.includes('--send')) {
+    const { local, relay } = await runSend(messages, 10, undefined, profiling);
+    console.log(
+      `${messages} sends a kind, 10 at a time: local ${local.perSecond.toFixed(0)}/s, relay ${relay.perSecond.toFixed(0)}/s; profiles in ${dir}`,
+    );
+  } else {
+    const server = await startMailroom({}, profiling);
+    const result = await runIngest(server.smtpPort, 'agent@mailroom.test', messages);
+    await server.stop();
+    console.log(
+      `${messages} messages over 20 connections: ${result.perSecond.toFixed(0)} msg/s; profiles in ${dir}`,
+    );
+  }
 }
 // One file per thread, in the order they started: the main thread, then the ingest and parse threads.
 for (const file of fs.readdirSync(dir).sort()) summarise(path.join(dir, file));

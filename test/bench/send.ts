@@ -9,7 +9,7 @@ export interface SendResult {
   deliveredPerSecond?: number;
 }
 
-async function sendMany(
+export async function sendMany(
   base: string,
   apiKey: string,
   from: string,
@@ -46,6 +46,7 @@ export async function runSend(
   count = 1000,
   concurrency = 10,
   checkout?: string,
+  nodeArgs: string[] = [],
 ): Promise<{ local: SendResult; relay: SendResult }> {
   const relay = await startCaptureServer();
   // Every send to one address: limits high enough to let them all through, still counted and checked.
@@ -57,7 +58,7 @@ export async function runSend(
       MAILROOM_SEND_LIMIT_PER_HOUR: String(count * 4),
       MAILROOM_SEND_LIMIT_PER_DAY: String(count * 4),
     },
-    [],
+    nodeArgs,
     checkout,
   );
   const base = `http://127.0.0.1:${server.httpPort}`;

@@ -4,6 +4,7 @@ import type { MailboxDeps } from '../../src/mailbox/deps.js';
 import { MailroomError, TryLater } from '../../src/mailbox/errors.js';
 import { receiveMessage } from '../../src/mailbox/ingest/receive.js';
 import { getInboxSettings, updateInboxSettings } from '../../src/mailbox/limits/inbox-settings.js';
+import { createPrunes } from '../../src/mailbox/operations/prunes.js';
 import { listEmails } from '../../src/mailbox/reading/read.js';
 import { createDraft, sendDraft } from '../../src/mailbox/drafts/drafts.js';
 import { replyToEmail } from '../../src/mailbox/sending/reply-forward.js';
@@ -199,5 +200,15 @@ describe('inbox settings and send limits', () => {
     expect((await refusalOf(send([address])))?.code).toBe('loop_detected');
     expect((await refusalOf(send([address])))?.code).toBe('loop_detected');
     expect(await eventsOf('inbox.loop_detected')).toHaveLength(1);
+  });
+
+  it('keeps a day of sends counted through the hourly prunes, and forgets older ones', async () => {
+    const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    await deps.store.sendLog.record(inbox.id, ['old@example.com', 'older@example.com'], ago(25));
+    await deps.store.sendLog.record(inbox.id, ['today@example.com'], ago(23));
+    await createPrunes(deps, { intervalMs: 1 }).pruneOnce();
+    expect((await getInboxSettings(deps, owner(), inbox.address)).sent.lastDay).toBe(1);
+    // Rows past the day were removed, not just left out of the count.
+    expect(await deps.store.sendLog.prune(new Date())).toBe(0);
   });
 });

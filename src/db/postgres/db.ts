@@ -156,6 +156,11 @@ export class PostgresDb implements Db {
     return /^\s*insert\s+into\s+"?events"?\s/i.test(numbered) ? this.withEventLock(read) : read();
   }
 
+  /** Synced as any commit: another node could act on a claim a crash had lost. */
+  rawAllUnsynced<R>(sql: string, ...params: unknown[]): Promise<R[]> {
+    return this.rawAll(sql, ...params);
+  }
+
   async rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined> {
     return (await this.query(numberPlaceholders(sql), params)).rows[0] as R | undefined;
   }

@@ -9,8 +9,8 @@ import { pruneAudit } from '../audit/trail.js';
 const HOUR_MS = 60 * 60 * 1000;
 
 /**
- * Forgets what has expired: Idempotency-Key answers older than a day, ended rate windows, and
- * audit records older than MAILROOM_AUDIT_RETENTION_DAYS. Hourly from the start, by one node at
+ * Forgets what has expired: Idempotency-Key answers older than a day, ended rate windows, send
+ * counts no limit's window reaches, and audit records older than MAILROOM_AUDIT_RETENTION_DAYS. Hourly from the start, by one node at
  * a time (runJobOnce).
  */
 export function createPrunes(
@@ -23,8 +23,9 @@ export function createPrunes(
     await runJobOnce(deps, 'prunes', intervalMs, async () => {
       const keys = await pruneIdempotencyKeys(deps);
       const windows = await deps.store.rateWindows.prune(API_RATE_WINDOW_MS);
+      const sendCounts = await deps.store.sendLog.prune(now());
       const audit = await pruneAudit(deps, now());
-      if (keys + windows > 0) deps.log.debug({ keys, windows }, 'pruned');
+      if (keys + windows + sendCounts > 0) deps.log.debug({ keys, windows, sendCounts }, 'pruned');
       if (audit > 0)
         deps.log.info({ audit, auditRetentionDays: deps.config.auditRetentionDays }, 'audit prune');
     });
