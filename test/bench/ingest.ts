@@ -31,15 +31,21 @@ async function composeAll(to: string, count: number): Promise<Buffer[]> {
   );
 }
 
-/** Sends `count` messages over `connections` persistent SMTP connections and times it. */
+/**
+ * Sends `count` messages over `connections` persistent SMTP connections and times it; with
+ * several ports (nodes on one database) the connections are spread over them in turn.
+ */
 export async function runIngest(
-  port: number,
+  port: number | number[],
   to: string,
   count = 2000,
   connections = 20,
 ): Promise<IngestResult> {
   const messages = await composeAll(to, count);
-  const pool = await Promise.all(Array.from({ length: connections }, () => SmtpLoadConnection.open(port)));
+  const ports = [port].flat();
+  const pool = await Promise.all(
+    Array.from({ length: connections }, (_, c) => SmtpLoadConnection.open(ports[c % ports.length]!)),
+  );
   const warmup = Buffer.from(`From: ${FROM}\r\nTo: ${to}\r\nSubject: warm up\r\n\r\nwarm up\r\n`);
   await Promise.all(pool.map((connection) => connection.send(FROM, to, warmup)));
   let next = 0;

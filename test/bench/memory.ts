@@ -85,7 +85,7 @@ function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /** CPU time a process has used, all threads, user and system (/proc/PID/stat, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { runHostile } from './hostile.js';
 import { runIngest } from './ingest.js';
 import { runMemory } from './memory.js';
+import { runNodes } from './nodes.js';
 import { SERVER_WARM_UP, WARM_UP, fillInbox, timeRequests, warmUp } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
 import { printImapBench } from './imap.js';
@@ -310,6 +311,29 @@ async function storage() {
   console.log('target: at most 0.8 bytes per byte of mail on both engines');
 }
 
+/** Several `mailroom serve` processes on one durable PostgreSQL (issue 27, docs/decisions/several-nodes.md). */
+async function nodes() {
+  const r = await runNodes();
+  console.log(
+    `\n## Nodes: ${r.messages} messages of ~5 KB over 20 persistent SMTP connections spread over 1, 2 and 3 \`mailroom serve\` processes on one durable PostgreSQL (a fresh database each)`,
+  );
+  for (const i of r.ingest) {
+    console.log(
+      `${i.nodes} node${i.nodes > 1 ? 's' : ' '}: ${fmt(i.perSecond)} msg/s   CPU a message: nodes ${i.nodesCpuMs.toFixed(2)} ms, ` +
+        `PostgreSQL ${i.postgresCpuMs.toFixed(2)} ms   commits a message ${i.commits.toFixed(2)}   machine busy ${(i.machineBusy * 100).toFixed(0)}%`,
+    );
+  }
+  console.log(
+    `\n## Event latency across nodes: a message into node A over SMTP, ${r.waiter.samples} times; from A's 250 to node B answering`,
+  );
+  console.log(
+    `a long-poll (GET /emails?wait=60) p50 ${r.waiter.p50.toFixed(1)} ms   p99 ${r.waiter.p99.toFixed(1)} ms`,
+  );
+  console.log(
+    `an SSE stream (GET /events)     p50 ${r.stream.p50.toFixed(1)} ms   p99 ${r.stream.p99.toFixed(1)} ms`,
+  );
+}
+
 const only = process.argv[2]?.startsWith('--') ? undefined : process.argv[2];
 console.log(`Mailroom benchmark on ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'ingest') await ingest();
@@ -322,4 +346,5 @@ if (!only || only === 'wait') await wait();
 if (!only || only === 'storage') await storage();
 if (only === 'memory') await memory();
 if (only === 'rate') await rate();
+if (only === 'nodes') await nodes();
 await postgres?.stop();

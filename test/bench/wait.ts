@@ -18,7 +18,7 @@ function rssMb(pid: number): number {
 }
 
 /** One long-poll: `sent` once the request is written, `answered` with the time its answer arrived. */
-function longPoll(
+export function longPoll(
   agent: http.Agent,
   url: string,
   key: string,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { spawnServe } from './serve-process.js';
 import type { ServeProcess } from './serve-process.js';
 
@@ -26,6 +27,8 @@ export interface Cluster {
   add(): Promise<Node>;
   /** The nodes not killed or stopped. */
   running(): Node[];
+  /** Rows of a statement on the cluster's database, read behind the nodes' backs (counts a test checks). */
+  query<Row extends pg.QueryResultRow>(sql: string): Promise<Row[]>;
   stop(): Promise<void>;
 }
 
@@ -86,13 +89,23 @@ export async function startCluster(
   // first-start race).
   if (options.atOnce) await Promise.all(Array.from({ length: count }, add));
   else for (let i = 0; i < count; i++) await add();
+  let client: Promise<pg.Client> | undefined;
   return {
     key: KEY,
     inbox: 'agent@nodes.test',
     nodes,
     add,
     running: () => nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null),
+    async query<Row extends pg.QueryResultRow>(sql: string) {
+      client ??= (async () => {
+        const opened = new pg.Client({ connectionString: databaseUrl });
+        await opened.connect();
+        return opened;
+      })();
+      return (await (await client).query<Row>(sql)).rows;
+    },
     async stop() {
+      await (await client)?.end();
       await Promise.all(
         nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null).map((n) => n.stop()),
       );

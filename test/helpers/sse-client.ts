@@ -9,7 +9,7 @@ export interface SseMessage {
 
 /** A minimal Server-Sent Events client over fetch that also surfaces comments (pings). */
 export async function openStream(
-  server: TestServer,
+  server: Pick<TestServer, 'baseUrl' | 'key'>,
   query = '',
   init: { key?: string | null; lastEventId?: string } = {},
 ) {
