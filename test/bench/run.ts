@@ -205,6 +205,11 @@ async function sendAgainstBaseline(checkout: string) {
       `${kind.padEnd(5)}: this build ${fmt(median(ours))} msg/s (${ours.map(fmt).join(', ')}), ` +
         `baseline ${fmt(median(before))} (${before.map(fmt).join(', ')}), ratio ${(median(ours) / median(before)).toFixed(2)}`,
     );
+    const cpu = (runs: SendResults[]) => median(runs.map((r) => r[kind].cpuMsPerMessage));
+    console.log(
+      `       server CPU per message: this build ${cpu(rounds.ours).toFixed(2)} ms, baseline ` +
+        `${cpu(rounds.before).toFixed(2)} ms, ratio ${(cpu(rounds.ours) / cpu(rounds.before)).toFixed(2)}`,
+    );
   }
 }
 type SendResults = Awaited<ReturnType<typeof runSend>>;

@@ -1,4 +1,5 @@
 import { startCaptureServer } from '../helpers/capture-smtp.js';
+import { cpuMs } from './memory.js';
 import { startMailroom } from './processes.js';
 
 export interface SendResult {
@@ -7,6 +8,8 @@ export interface SendResult {
   perSecond: number;
   /** For relayed mail: until the relay had received every message. */
   deliveredPerSecond?: number;
+  /** The server's CPU time (all threads) per message: steadier than the rate on a busy machine. */
+  cpuMsPerMessage: number;
 }
 
 export async function sendMany(
@@ -64,7 +67,10 @@ export async function runSend(
   const base = `http://127.0.0.1:${server.httpPort}`;
   const from = 'agent@mailroom.test';
   try {
+    const pid = server.process.pid!;
+    const cpuBefore = cpuMs(pid);
     const localSeconds = await sendMany(base, server.apiKey, from, 'agent@mailroom.test', count, concurrency);
+    const cpuLocal = cpuMs(pid);
     const started = process.hrtime.bigint();
     const relaySeconds = await sendMany(base, server.apiKey, from, 'someone@example.com', count, concurrency);
     const deadline = Date.now() + 120_000;
@@ -72,12 +78,18 @@ export async function runSend(
       await new Promise((r) => setTimeout(r, 10));
     const deliveredSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     return {
-      local: { accepted: count, seconds: localSeconds, perSecond: count / localSeconds },
+      local: {
+        accepted: count,
+        seconds: localSeconds,
+        perSecond: count / localSeconds,
+        cpuMsPerMessage: (cpuLocal - cpuBefore) / count,
+      },
       relay: {
         accepted: count,
         seconds: relaySeconds,
         perSecond: count / relaySeconds,
         deliveredPerSecond: relay.messages.length / deliveredSeconds,
+        cpuMsPerMessage: (cpuMs(pid) - cpuLocal) / count,
       },
     };
   } finally {
