@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import type { ImapFlow } from 'imapflow';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -39,8 +40,11 @@ describe('remote writes of one mailbox on two nodes', { timeout: 300_000 }, () =
   const dbs: PostgresDb[] = [];
   const syncs: ImapSyncManager[] = [];
   const nodes: MailboxDeps[] = [];
-  /** What node b logged, one JSON line each. */
-  const logOfB: string[] = [];
+  /** What each node logged, one JSON line each. */
+  const logs: Record<string, string[]> = { 'node-a': [], 'node-b': [] };
+  const waited = (node: string) =>
+    logs[node]!.some((line) => line.includes('another node holds this mailbox'));
+  let url: string;
   let inbox: InboxRow;
 
   beforeAll(async () => {
@@ -49,13 +53,13 @@ describe('remote writes of one mailbox on two nodes', { timeout: 300_000 }, () =
     capture = await startCaptureServer();
     other = await dovecot.client(USER);
     await other.mailboxCreate('Archive');
-    const url = await (await testPostgres()).createDatabase({ migrated: true });
+    url = await (await testPostgres()).createDatabase({ migrated: true });
     for (const id of ['node-a', 'node-b']) {
       const db = await openPostgres(url, { max: 4 });
       dbs.push(db);
       const lines = new Writable({
         write(chunk: Buffer, _encoding, done) {
-          if (id === 'node-b') logOfB.push(chunk.toString());
+          logs[id]!.push(chunk.toString());
           done();
         },
       });
@@ -127,7 +131,7 @@ describe('remote writes of one mailbox on two nodes', { timeout: 300_000 }, () =
         () => (done = true),
       );
       // Node b says it waits, or (without the lock across nodes) its write is through.
-      await eventually(() => done || logOfB.some((line) => line.includes('another node holds this mailbox')));
+      await eventually(() => done || waited('node-b'));
       expect(done).toBe(false);
       expect(await serverFlags('Held')).not.toContain('\\Seen');
     });
@@ -164,5 +168,43 @@ describe('remote writes of one mailbox on two nodes', { timeout: 300_000 }, () =
     await eventually(async () => (await nodes[0]!.store.inboxes.get(inbox.id))!.last_sync_at! > after);
     expect(await subjectsIn('Archive')).toEqual(subjects.sort());
     expect((await subjectsIn('INBOX')).filter((s) => s.startsWith('Moved'))).toEqual([]);
+  });
+
+  it("holds node a's sync of the target folder until a move on node b has stored where the message went", async () => {
+    await other.append('INBOX', rawMessage({ subject: 'Slow move' }));
+    const filed = await eventually(async () =>
+      (await emailsIn('INBOX')).find((e) => e.subject === 'Slow move'),
+    );
+    // The row of the message is held elsewhere, so b's local change after the server's MOVE waits.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM messages WHERE inbox_id = $1 AND uid = $2 FOR UPDATE', [
+        inbox.id,
+        filed.uid,
+      ]);
+      logs['node-a']!.length = 0;
+      const move = updateEmail(
+        nodes[1]!,
+        who(),
+        { account: inbox.address, uid: filed.uid },
+        { action: 'move', folder: 'Archive' },
+      );
+      move.catch(() => {});
+      // Node a's sync waits for b's move to end; without the lock across nodes it files the moved
+      // copy in Archive meanwhile, as a message of its own.
+      await eventually(
+        async () => waited('node-a') || (await emailsIn('Archive')).some((e) => e.subject === 'Slow move'),
+      );
+      await holder.query('COMMIT');
+      expect((await move).folder).toBe('Archive');
+    } finally {
+      await holder.end();
+    }
+    const after = new Date(Date.now() + 2 * FAST_IMAP.pollMs).toISOString();
+    await eventually(async () => (await nodes[0]!.store.inboxes.get(inbox.id))!.last_sync_at! > after);
+    const copies = (await emailsIn('Archive')).filter((e) => e.subject === 'Slow move');
+    expect(copies.map((e) => e.uid)).toEqual([filed.uid]);
   });
 });
