@@ -84,5 +84,13 @@ export interface Db {
   listen(channel: string, onNotice: () => void): Promise<() => Promise<void>>;
   /** Inside a transaction: `listen`ers of `channel` hear of it once it commits (PostgreSQL only). */
   notify(channel: string): Promise<void>;
+  /**
+   * Holds lock `key` of `space` (two 32-bit integers) against every process on this database until
+   * the answered function is called: on PostgreSQL a session-level advisory lock, waited for while
+   * another process holds it (`onWait` told once); on SQLite, where one process holds the database,
+   * at once. Taken outside any transaction and before any other lock, so it cannot close a cycle
+   * with a row lock or the event append's lock that PostgreSQL would not see.
+   */
+  holdLock(space: number, key: number, onWait?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -145,6 +145,11 @@ export class SqliteDb implements Db {
     return read();
   }
 
+  /** At once: one process holds the database, and its own callers keep their order (a Mutex). */
+  async holdLock(): Promise<() => Promise<void>> {
+    return async () => {};
+  }
+
   /** Never: a statement here costs a function call, not a round trip worth saving. */
   perTransaction(): undefined {
     return undefined;

@@ -8,7 +8,7 @@ import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
 import { finishFolderSync, startResync, syncedFolder } from '../mailbox/sync/folder-progress.js';
 import { fileNewMail, linkedAmong, movedToSpam, remoteSpamOf } from '../mailbox/sync/new-mail.js';
 import type { SyncLease } from '../mailbox/sync/new-mail.js';
-import type { Mutex } from './mutex.js';
+import type { MailboxLock } from './mailbox-lock.js';
 import { fetchSources } from './fetch-sources.js';
 import { syncExpunges, syncFlags } from './remote-changes.js';
 import { batchesBySize, uidSet } from './size-batches.js';
@@ -17,7 +17,7 @@ export interface FolderSyncContext {
   deps: MailboxDeps;
   client: ImapFlow;
   inbox: ConnectedInbox;
-  lock: Mutex;
+  lock: MailboxLock;
   batchSize: number;
   /** Only mail since this date on a folder's first sync (MAILROOM_IMAP_INITIAL_DAYS); null for all. */
   initialSince: Date | null;

@@ -13,7 +13,7 @@ import type { Resolver } from '../net/reach.js';
 import type { TokenSource } from './connection.js';
 import { closeImap, hostOf, openImap } from './connection.js';
 import { syncFolder } from './folder-sync.js';
-import type { Mutex } from './mutex.js';
+import type { MailboxLock } from './mailbox-lock.js';
 import type { ImapSyncOptions } from './options.js';
 import { backoffMs } from './options.js';
 
@@ -35,7 +35,7 @@ export class InboxSync {
     private readonly deps: MailboxDeps,
     readonly inboxId: number,
     private readonly config: RemoteConfig,
-    private readonly lock: Mutex,
+    private readonly lock: MailboxLock,
     private readonly options: ImapSyncOptions,
     private readonly fence: SyncLease | null,
     private readonly tokens?: TokenSource,

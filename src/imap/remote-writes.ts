@@ -6,7 +6,7 @@ import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
 import type { Resolver } from '../net/reach.js';
 import type { TokenSource } from './connection.js';
 import { closeImap, openImap, remoteError } from './connection.js';
-import type { Mutex } from './mutex.js';
+import type { MailboxLock } from './mailbox-lock.js';
 import type { ImapSyncOptions } from './options.js';
 import { uidSet } from './size-batches.js';
 import { submitSmtp } from './smtp-submit.js';
@@ -21,7 +21,7 @@ export class ImapRemoteMailbox implements RemoteMailbox {
 
   constructor(
     private readonly config: RemoteConfig,
-    private readonly lock: Mutex,
+    private readonly lock: MailboxLock,
     private readonly options: ImapSyncOptions,
     private readonly log: Logger,
     private readonly tokens?: TokenSource,

@@ -15,7 +15,7 @@ import { releaseSyncLease, renewSyncLease, takeSyncLease } from '../mailbox/sync
 import type { SyncLease } from '../mailbox/sync/new-mail.js';
 import { closeImap, openImap } from './connection.js';
 import { InboxSync } from './inbox-sync.js';
-import { Mutex } from './mutex.js';
+import { MailboxLock } from './mailbox-lock.js';
 import type { ImapSyncOptions } from './options.js';
 import { resolveImapOptions } from './options.js';
 import { ImapRemoteMailbox } from './remote-writes.js';
@@ -36,7 +36,7 @@ export class ImapSyncManager implements RemoteBackends {
   private readonly syncs = new Map<number, InboxSync>();
   /** The lease each running sync holds. */
   private readonly leases = new Map<number, SyncLease>();
-  private readonly locks = new Map<number, Mutex>();
+  private readonly locks = new Map<number, MailboxLock>();
   /** Each OAuth2 inbox's tokens, shared by its sync and its writes (one refresh for both). */
   private readonly tokens = new Map<number, AccessTokens>();
   private readonly options: ImapSyncOptions;
@@ -189,9 +189,9 @@ export class ImapSyncManager implements RemoteBackends {
     }
   }
 
-  private lockOf(inboxId: number): Mutex {
+  private lockOf(inboxId: number): MailboxLock {
     let lock = this.locks.get(inboxId);
-    if (!lock) this.locks.set(inboxId, (lock = new Mutex()));
+    if (!lock) this.locks.set(inboxId, (lock = new MailboxLock(this.deps, inboxId)));
     return lock;
   }
 

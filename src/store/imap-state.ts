@@ -15,6 +15,9 @@ export interface FolderSyncState {
   uid_next_seen: number | null;
 }
 
+/** The space of the mailbox locks among the database's advisory locks: "mbox" in ASCII. */
+const MAILBOX_LOCK_SPACE = 0x6d626f78;
+
 /** What the IMAP sync keeps beside the mail itself: remote paths, UIDs and per-folder progress. */
 export class ImapStateStore {
   constructor(private readonly db: Db) {}
@@ -23,6 +26,14 @@ export class ImapStateStore {
     return await this.db.all(
       this.db.kysely.selectFrom('inboxes').selectAll().where('kind', '=', 'imap').orderBy('id'),
     );
+  }
+
+  /**
+   * Holds the mailbox of a connected inbox against every node until the answered function is
+   * called (Db.holdLock): its remote writes and its sync's filing take turns across nodes.
+   */
+  holdMailbox(inboxId: number, onWait?: () => void): Promise<() => Promise<void>> {
+    return this.db.holdLock(MAILBOX_LOCK_SPACE, inboxId, onWait);
   }
 
   async setFolderRemote(folderId: number, remotePath: string | null): Promise<void> {

@@ -274,12 +274,6 @@ export class MessageStore {
     await this.db.run(this.db.kysely.updateTable('messages').set(values).where('id', '=', id));
   }
 
-  async moveToFolder(id: number, folderId: number): Promise<void> {
-    await this.db.run(
-      this.db.kysely.updateTable('messages').set({ folder_id: folderId }).where('id', '=', id),
-    );
-  }
-
   /** Why a send that did not go is back in Drafts (contract 15's rejectedReason). */
   async setRejectedReason(id: number, reason: string | null): Promise<void> {
     await this.db.run(
@@ -287,12 +281,16 @@ export class MessageStore {
     );
   }
 
-  /** Moves to another folder, recording when it entered Trash (null when it leaves). */
+  /**
+   * Moves to another folder, recording when it entered Trash (null when it leaves). A remote UID
+   * is one folder's: the row arrives unlinked (the caller links it to the UID the server gave it
+   * there, keeping the old one in hand for the remote write), so (folder, remote UID) stays unique.
+   */
   async moveTo(id: number, folderId: number, trashedAt: string | null): Promise<void> {
     await this.db.run(
       this.db.kysely
         .updateTable('messages')
-        .set({ folder_id: folderId, trashed_at: trashedAt })
+        .set({ folder_id: folderId, trashed_at: trashedAt, remote_uid: null })
         .where('id', '=', id),
     );
   }
@@ -308,13 +306,13 @@ export class MessageStore {
     );
   }
 
-  /** Moves every message of one folder into another; returns how many moved. */
+  /** Moves every message of one folder into another, unlinked as moveTo; returns how many moved. */
   async moveAll(fromFolderId: number, toFolderId: number, trashedAt: string | null): Promise<number> {
     return (
       await this.db.run(
         this.db.kysely
           .updateTable('messages')
-          .set({ folder_id: toFolderId, trashed_at: trashedAt })
+          .set({ folder_id: toFolderId, trashed_at: trashedAt, remote_uid: null })
           .where('folder_id', '=', fromFolderId),
       )
     ).changes;

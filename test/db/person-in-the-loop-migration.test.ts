@@ -1,18 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knownMigrations, runMigrations } from '../../src/db/migrate.js';
-import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
-import { SqliteDb } from '../../src/db/sqlite.js';
-import { onPostgres } from '../helpers/server.js';
-import { testPostgres } from '../helpers/test-postgres.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const shipped = path.join(root, onPostgres ? 'migrations/postgres' : 'migrations');
+import type { Upgraded } from '../helpers/migrated-from.js';
+import { migratedFrom } from '../helpers/migrated-from.js';
 
 /** The mail an inbox had before migration 024, in the columns every release since 017 has. */
 const BEFORE = [
@@ -37,37 +25,13 @@ const BEFORE = [
 // Migration 024 on a database with mail: the correspondents approve_new asks are filled from it,
 // and every inbox gets its Outbox (a folder already named so moves aside).
 describe('migration 024 on mail stored before it', () => {
-  let tmp: string;
-  let query: (sql: string) => Promise<Record<string, unknown>[]>;
-  let close: () => Promise<void>;
+  let query: Upgraded['query'];
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-024-'));
-    for (const file of knownMigrations(shipped).filter((f) => f < '024')) {
-      fs.copyFileSync(path.join(shipped, file), path.join(tmp, file));
-    }
-    if (onPostgres) {
-      const pool = new pg.Pool({ connectionString: await (await testPostgres()).createDatabase(), max: 1 });
-      await runPostgresMigrations(pool, { dir: tmp });
-      for (const sql of BEFORE) await pool.query(sql);
-      await runPostgresMigrations(pool);
-      query = async (sql) => (await pool.query(sql)).rows as Record<string, unknown>[];
-      close = () => pool.end();
-    } else {
-      const db = new SqliteDb(new BetterSqlite3(':memory:'));
-      runMigrations(db, { dir: tmp });
-      for (const sql of BEFORE) db.sqlite.exec(sql);
-      runMigrations(db);
-      query = async (sql) => db.sqlite.prepare(sql).all() as Record<string, unknown>[];
-      close = async () => {
-        db.sqlite.close();
-      };
-    }
+    ({ query, close } = await migratedFrom('024', BEFORE));
   });
-  afterAll(async () => {
-    await close?.();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  afterAll(async () => close?.());
 
   it('knows who the inbox received mail from outside Spam and sent mail to, and no one else', async () => {
     const rows = await query('SELECT address FROM correspondents WHERE inbox_id = 1 ORDER BY address');

@@ -10,6 +10,7 @@ import { postgresDialect } from './dialect.js';
 import { PendingInserts } from './pending-inserts.js';
 import type { PendingRow } from './pending-inserts.js';
 import { listenForNotices } from './notices.js';
+import { SessionLocks } from './session-locks.js';
 import { numberPlaceholders } from './placeholders.js';
 import { withoutPassword } from './url.js';
 
@@ -93,6 +94,7 @@ export class PostgresDb implements Db {
   readonly pool: pg.Pool;
   private readonly url: string;
   private closed = false;
+  private readonly locks: SessionLocks;
   private readonly inside = new AsyncLocalStorage<Tx>();
   /** Set while a read runs that cannot see the rows insertSoon queued (readPast). */
   private readonly pastPending = new AsyncLocalStorage<true>();
@@ -100,6 +102,7 @@ export class PostgresDb implements Db {
   constructor(url: string, options: PostgresOptions = {}) {
     this.name = withoutPassword(url);
     this.url = url;
+    this.locks = new SessionLocks(url);
     this.pool = new pg.Pool({
       connectionString: url,
       types,
@@ -255,6 +258,13 @@ export class PostgresDb implements Db {
     return listenForNotices(this.url, channel, onNotice);
   }
 
+  holdLock(space: number, key: number, onWait?: () => void): Promise<() => Promise<void>> {
+    if (this.inside.getStore()?.live) throw new Error('a session lock is taken before any transaction');
+    return this.locks.hold(space, key, onWait).catch((error: unknown) => {
+      throw this.wrap(error);
+    });
+  }
+
   async notify(channel: string): Promise<void> {
     await this.query("SELECT pg_notify($1, '')", [channel]);
   }
@@ -269,6 +279,7 @@ export class PostgresDb implements Db {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.locks.close();
     await this.pool.end();
     // As SqliteDb.close: an enabled AsyncLocalStorage is visited by every new promise for good.
     this.inside.disable();

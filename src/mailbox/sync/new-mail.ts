@@ -81,9 +81,17 @@ export async function fileNewMail(
     if (batch.fence && !(await store.nodes.holds(batch.fence.name, batch.fence.claimId))) {
       throw new Error('this node no longer holds the sync of this inbox');
     }
+    // Linked meanwhile (another node's sync, a move's link committed since `linked` was read):
+    // not filed twice nor announced twice. The unique (folder, remote UID) index is the backstop.
+    const already = await store.imapState.linkedAmong(
+      folder.id,
+      parsed.map(({ message }) => message.uid),
+    );
+    const fresh = parsed.filter(({ message }) => !already.has(message.uid));
+    if (fresh.length === 0) return;
     // One uid update for the batch (it was a tenth of a sync's time); adopted copies leave gaps.
-    let uid = await store.inboxes.allocateUids(inbox.id, parsed.length);
-    for (const { message, parsed: email } of parsed) {
+    let uid = await store.inboxes.allocateUids(inbox.id, fresh.length);
+    for (const { message, parsed: email } of fresh) {
       const flags = normalFlags(message.flags);
       const adopted = await localCopyOf(
         store,

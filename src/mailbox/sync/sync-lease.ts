@@ -25,3 +25,15 @@ export function renewSyncLease(deps: MailboxDeps, lease: SyncLease, ttlMs: numbe
 export async function releaseSyncLease(deps: MailboxDeps, lease: SyncLease): Promise<void> {
   if (deps.store.db.open) await deps.store.nodes.release(lease.name, lease.claimId);
 }
+
+/**
+ * Holds a connected inbox's mailbox against the other nodes until the answered function is
+ * called: one node's remote write and the syncing node's fetch-and-file of a folder take turns,
+ * so the sync never fetches a moved copy before its move's link is stored. Within a node the
+ * mailbox's Mutex (src/imap) orders its callers first; this is taken inside it.
+ */
+export function holdMailbox(deps: MailboxDeps, inboxId: number): Promise<() => Promise<void>> {
+  return deps.store.imapState.holdMailbox(inboxId, () =>
+    deps.log.debug({ inbox: inboxId }, 'another node holds this mailbox; waiting for it'),
+  );
+}
