@@ -1,3 +1,4 @@
+// Engines: SQLite only: the trail through each door (request ids, a key's reach over HTTP, the admin API, audit verify's exit code); what the list answers runs on both engines in test/mailbox/audit-trail.test.ts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

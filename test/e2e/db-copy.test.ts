@@ -1,3 +1,4 @@
+// Engines: SQLite only: the copy's subject is each engine's reader and writer, and this run copies every pair (SQLite to PostgreSQL and to SQLite, PostgreSQL back to SQLite and on to PostgreSQL).
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -175,6 +176,7 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
   let accounts: Account[];
   let sourceDb: string;
   let postgresUrl: string;
+  let postgresToPostgres: string;
 
   beforeAll(async () => {
     parent = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-dbcopy-'));
@@ -184,6 +186,7 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
     bob = await server.addUser('bob');
     accounts = [{ key: server.key, inbox: server.inbox }, bob];
     postgresUrl = await (await testPostgres()).createDatabase();
+    postgresToPostgres = await (await testPostgres()).createDatabase();
 
     const hook = await server.api('/webhooks', {
       body: { url: `${receiver.url}/hook`, events: ['email.received'], description: 'agent' },
@@ -265,7 +268,8 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
   afterAll(async () => {
     await server?.stop();
     await receiver?.close();
-    if (postgresUrl) await (await testPostgres()).dropDatabase(postgresUrl);
+    for (const url of [postgresUrl, postgresToPostgres])
+      if (url) await (await testPostgres()).dropDatabase(url);
     fs.rmSync(parent, { recursive: true, force: true });
   });
 
@@ -275,6 +279,7 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
     let toPostgres: CopyJson | undefined;
     let toSqlite: CopyJson | undefined;
     let back: CopyJson | undefined;
+    let onward: CopyJson | undefined;
     await server.restart(async () => {
       const a = await cli(['db', 'copy', '--from', sourceDb, '--to', postgresUrl, '--json'], {});
       expect(a.code, a.stderr + a.stdout).toBe(0);
@@ -299,9 +304,13 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
       const c = await cli(['db', 'copy', '--from', postgresUrl, '--to', roundTrip, '--json'], {});
       expect(c.code, c.stderr + c.stdout).toBe(0);
       back = JSON.parse(c.stdout) as CopyJson;
+      // And PostgreSQL to PostgreSQL: rowid and counters kept on both sides (plan.ts).
+      const d = await cli(['db', 'copy', '--from', postgresUrl, '--to', postgresToPostgres, '--json'], {});
+      expect(d.code, d.stderr + d.stdout).toBe(0);
+      onward = JSON.parse(d.stdout) as CopyJson;
     });
 
-    for (const result of [toPostgres!, toSqlite!, back!]) {
+    for (const result of [toPostgres!, toSqlite!, back!, onward!]) {
       const counts = Object.fromEntries(result.copy.tables.map((t) => [t.table, t]));
       for (const t of result.copy.tables) {
         if (t.table !== 'messages_fts') expect(t.target, t.table).toBe(t.source);
@@ -328,7 +337,13 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
     const original = await answers((p, key) => get(server.baseUrl, p, key), accounts);
     expect(JSON.stringify(original)).toContain('report.csv');
     const uids: number[] = [];
-    for (const database of [{ url: postgresUrl }, { file: sqliteCopy }, { file: roundTrip }]) {
+    const copies = [
+      { url: postgresUrl },
+      { file: sqliteCopy },
+      { file: roundTrip },
+      { url: postgresToPostgres },
+    ];
+    for (const database of copies) {
       const copy = await startOnCopy(secretKey, database);
       try {
         expect(await answers(copy.get, accounts)).toEqual(original);
@@ -346,7 +361,7 @@ describe('mailroom db copy', { timeout: 300_000 }, () => {
       (p, key) => get(server.baseUrl, p, key),
       accounts[0]!,
     );
-    expect(uids).toEqual([next, next, next]);
+    expect(uids).toEqual(copies.map(() => next));
   });
 
   it('refuses a target that already holds mail, in one line, and leaves it as it was', async () => {

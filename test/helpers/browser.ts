@@ -7,9 +7,36 @@ import type { Browser, Page } from 'playwright-core';
 /** Debian's chromium by default (scripts/ensure-test-deps.sh installs it); CHROMIUM_BIN points elsewhere. */
 export const chromiumPath = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
-/** A real headless Chromium. `--no-sandbox` because CI runs as root, where Chromium's sandbox refuses to start. */
+/** `--no-sandbox` because CI runs as root, where Chromium's sandbox refuses to start. */
+const launch = () => chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+let shared: Promise<Browser> | undefined;
+
+/**
+ * A real headless Chromium, one per test worker: the files a worker runs one after another share
+ * it (isolate: false keeps this module for the worker's life), where each launched its own at 1-1.5
+ * s and a handful of processes. What a file gets is that browser with a close() of its own, which
+ * closes the contexts and pages the file opened (each has its own cookies and cache); Playwright
+ * ends the browser with the worker.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+  let browser = await (shared ??= launch());
+  if (!browser.isConnected()) browser = await (shared = launch());
+  const before = new Set(browser.contexts());
+  const close = async () => {
+    await Promise.all(
+      browser
+        .contexts()
+        .filter((context) => !before.has(context))
+        .map((context) => context.close()),
+    );
+  };
+  return new Proxy(browser, {
+    get(target, property) {
+      if (property === 'close') return close;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

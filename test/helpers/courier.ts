@@ -23,6 +23,8 @@ export interface Courier {
   addUser(user: string, password: string): void;
   /** A plain IMAP client logged in as the user: "another mail program" on the same mailbox. */
   client(user: string, password?: string): Promise<ImapFlow>;
+  /** The logged-in connections whose imapd has not yet ended (process gone, output written). */
+  sessions(): number;
   stop(): Promise<void>;
 }
 
@@ -137,9 +139,15 @@ export async function startCourier(): Promise<Courier> {
       ...(root ? { uid: account.uid, gid: account.gid } : {}),
     });
     sessions.add(child);
-    child.on('exit', () => {
+    // The connection ends with imapd, as couriertcpd's does (imapd's stdin and stdout are the
+    // socket there): destroyed once its last words are written, not merely ended. Ended only, a
+    // client that wrote after imapd exited (its DONE, or a command crossing the BYE) left bytes
+    // in a socket no longer piped anywhere, so the socket never read the client's end, never
+    // closed, and stop() waited for it forever: the teardown hang of loaded clean-clone runs.
+    // 'close', not 'exit': by then imapd's output is all piped to the socket.
+    child.on('close', () => {
       sessions.delete(child);
-      socket.end();
+      socket.destroySoon();
     });
     child.stdin.on('error', () => {});
     if (rest.length > 0) child.stdin.write(rest);
@@ -164,6 +172,7 @@ export async function startCourier(): Promise<Courier> {
           fs.chownSync(p, account.uid, account.gid);
     },
     client: (user, password = passwords.get(user) ?? '') => loopbackClient(port, user, password),
+    sessions: () => sessions.size,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

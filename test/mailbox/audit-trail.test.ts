@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditAction } from '../../src/contract/audit.js';
+import { AuditQuery } from '../../src/contract/audit.js';
 import { approveSend, cancelSend, rejectSend } from '../../src/mailbox/approvals/approvals.js';
 import type { AuditContext } from '../../src/mailbox/audit/audit-context.js';
 import { finishAudit, openAudit } from '../../src/mailbox/audit/audit-context.js';
-import { verifyAudit } from '../../src/mailbox/audit/trail.js';
+import { listAllAudit, listAudit, verifyAudit } from '../../src/mailbox/audit/trail.js';
 import type { Caller } from '../../src/mailbox/caller.js';
 import { createDraft, deleteDraft, updateDraft } from '../../src/mailbox/drafts/drafts.js';
 import {
@@ -38,7 +39,7 @@ import { liftSuppression, suppressBounced } from '../../src/mailbox/policy/suppr
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { AuditRow } from '../../src/store/audit.js';
 import type { InProcess } from '../helpers/in-process.js';
-import { inProcessInbox } from '../helpers/in-process.js';
+import { inProcessInbox, refusal } from '../helpers/in-process.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -374,5 +375,78 @@ describe('records written in the change’s own transaction', () => {
     expect(
       (await asAdmin('domain.remove', (a) => removeDomain(box.deps, 'audited.test', a))).written,
     ).toEqual([['domain.remove', 'ok', null, 'audited.test']]);
+  });
+});
+
+// What GET /audit and GET /admin/v1/audit answer, on both engines (the HTTP file keeps the doors).
+describe('the audit list', () => {
+  let own: InProcess;
+  beforeAll(async () => {
+    own = await inProcessInbox('lists@mailroom.test');
+  });
+  afterAll(async () => own?.close());
+
+  it("pages a user's records newest first; a key limited to an inbox sees that inbox's and the user-wide ones; filters by action and outcome; the admin list has every user's", async () => {
+    const { deps, inbox } = own;
+    const second = await addLocalInbox(deps, 'second@mailroom.test', 'owner');
+    const stranger = await own.addInbox('stranger@mailroom.test', 'stranger');
+    const write = (action: AuditAction, at: { address: string | null; userId: number }, outcome = 'ok') =>
+      finishAudit(
+        deps,
+        openAudit({
+          door: 'api',
+          action,
+          requestId: null,
+          actor: { kind: 'key', id: 'key_lister' },
+          userId: at.userId,
+          account: at.address,
+        }),
+        outcome,
+      );
+    const owner = inbox.user_id;
+    await write('email.send', { address: inbox.address, userId: owner });
+    await write('email.send', { address: second.address, userId: owner });
+    await write('key.create', { address: null, userId: owner });
+    await write('list.add', { address: second.address, userId: owner }, 'validation_error');
+    await write('email.send', { address: stranger.inbox.address, userId: stranger.inbox.user_id });
+    const query = (filter: Record<string, string> = {}) => AuditQuery.parse({ limit: '100', ...filter });
+    const listed = (list: { records: { action: string; account: string | null }[] }) =>
+      list.records.map((r) => [r.action, r.account]);
+
+    const mine = await listAudit(deps, own.who, query());
+    expect(listed(mine)).toEqual([
+      ['list.add', second.address],
+      ['key.create', null],
+      ['email.send', second.address],
+      ['email.send', inbox.address],
+    ]);
+    const first = await listAudit(deps, own.who, query({ limit: '3' }));
+    const rest = await listAudit(deps, own.who, query({ limit: '3', cursor: first.nextCursor! }));
+    expect([...first.records, ...rest.records].map((r) => r.id)).toEqual(mine.records.map((r) => r.id));
+    expect(rest.nextCursor).toBeNull();
+
+    const limited = { ...own.who, keyId: 'key_limited', inboxes: [second.address] };
+    expect(listed(await listAudit(deps, limited, query()))).toEqual([
+      ['list.add', second.address],
+      ['key.create', null],
+      ['email.send', second.address],
+    ]);
+    expect(await refusal(listAudit(deps, limited, query({ account: inbox.address })))).toMatchObject({
+      code: 'forbidden',
+    });
+    expect(listed(await listAudit(deps, own.who, query({ account: inbox.address })))).toEqual([
+      ['email.send', inbox.address],
+    ]);
+
+    expect(
+      listed(await listAudit(deps, own.who, query({ outcome: 'validation_error', action: 'list.add' }))),
+    ).toEqual([['list.add', second.address]]);
+    expect(listed(await listAudit(deps, own.who, query({ action: 'email.send' })))).toHaveLength(2);
+
+    expect(listed(await listAllAudit(deps, query({ action: 'email.send' })))).toEqual([
+      ['email.send', stranger.inbox.address],
+      ['email.send', second.address],
+      ['email.send', inbox.address],
+    ]);
   });
 });
