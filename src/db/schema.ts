@@ -63,6 +63,10 @@ export interface SendLogTable {
   inbox_id: number;
   address: string;
   sent_at: string;
+  /** Recipients the inbox had counted up to and including this row (migration 028). */
+  inbox_total: number;
+  /** The same, of this row's address alone. */
+  address_total: number;
 }
 
 /** When the loop guard last raised inbox.loop_detected for an inbox and an address (migration 021). */

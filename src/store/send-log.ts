@@ -24,14 +24,11 @@ export class SendLogStore {
 
   /** Recipients the inbox sent to after `hourAgo` and after `dayAgo`. */
   async counts(inboxId: number, hourAgo: Date, dayAgo: Date): Promise<{ lastHour: number; lastDay: number }> {
-    const row = (await this.db.rawFirst(
-      `SELECT COALESCE(SUM(CASE WHEN sent_at > ? THEN 1 ELSE 0 END), 0) AS hour, COUNT(*) AS day
-         FROM send_log WHERE inbox_id = ? AND sent_at > ?`,
-      nowIso(hourAgo),
-      inboxId,
-      nowIso(dayAgo),
-    )) as { hour: number | string; day: number | string };
-    return { lastHour: Number(row.hour), lastDay: Number(row.day) };
+    const newest = await this.newestTotal(inboxId);
+    return {
+      lastHour: await this.countSince(newest, 'inbox_total', hourAgo, inboxId),
+      lastDay: await this.countSince(newest, 'inbox_total', dayAgo, inboxId),
+    };
   }
 
   /** For each of `addresses` the inbox sent to after `since`: how many messages, and the newest. */
@@ -40,15 +37,49 @@ export class SendLogStore {
     addresses: string[],
     since: Date,
   ): Promise<Map<string, { count: number; newest: string }>> {
-    const rows = await this.db.rawAll<{ address: string; n: number | string; newest: string }>(
-      `SELECT address, COUNT(*) AS n, MAX(sent_at) AS newest FROM send_log
-        WHERE inbox_id = ? AND address IN (${addresses.map(() => '?').join(', ')}) AND sent_at > ?
-        GROUP BY address`,
+    const out = new Map<string, { count: number; newest: string }>();
+    for (const address of new Set(addresses)) {
+      const newest = await this.db.rawFirst<{ total: number | string; sent_at: string }>(
+        `SELECT address_total AS total, sent_at FROM send_log
+          WHERE inbox_id = ? AND address = ? ORDER BY address_total DESC LIMIT 1`,
+        inboxId,
+        address,
+      );
+      const count = await this.countSince(newest, 'address_total', since, inboxId, address);
+      if (count > 0) out.set(address, { count, newest: newest!.sent_at });
+    }
+    return out;
+  }
+
+  /** The inbox's newest row by its running total (the last counted), if any. */
+  private newestTotal(inboxId: number) {
+    return this.db.rawFirst<{ total: number | string }>(
+      'SELECT inbox_total AS total FROM send_log WHERE inbox_id = ? ORDER BY inbox_total DESC LIMIT 1',
       inboxId,
-      ...addresses,
+    );
+  }
+
+  /**
+   * Rows after `since`, of the inbox or of one address: the newest total minus the total of the
+   * first row in the window, plus one. Totals grow with sent_at (rows are counted under the
+   * inbox's lock, at its time), so this is the count a scan would give, in two index look-ups.
+   */
+  private async countSince(
+    newest: { total: number | string } | undefined,
+    column: 'inbox_total' | 'address_total',
+    since: Date,
+    inboxId: number,
+    address?: string,
+  ): Promise<number> {
+    if (!newest) return 0;
+    const first = await this.db.rawFirst<{ total: number | string }>(
+      `SELECT ${column} AS total FROM send_log
+        WHERE inbox_id = ?${address === undefined ? '' : ' AND address = ?'} AND sent_at > ?
+        ORDER BY sent_at, ${column} LIMIT 1`,
+      ...(address === undefined ? [inboxId] : [inboxId, address]),
       nowIso(since),
     );
-    return new Map(rows.map((r) => [r.address, { count: Number(r.n), newest: r.newest }]));
+    return first ? Number(newest.total) - Number(first.total) + 1 : 0;
   }
 
   /**
@@ -77,13 +108,30 @@ export class SendLogStore {
     return row?.sent_at;
   }
 
-  /** Counts one message's recipients (each address once). */
+  /** Counts one message's recipients (each address once), each row with its running totals. */
   async record(inboxId: number, addresses: string[], at: Date): Promise<void> {
     if (addresses.length === 0) return;
     const sentAt = nowIso(at);
+    let inboxTotal = Number((await this.newestTotal(inboxId))?.total ?? 0);
+    const addressTotals = new Map<string, number>();
+    const rows: unknown[] = [];
+    for (const address of addresses) {
+      let total = addressTotals.get(address);
+      if (total === undefined) {
+        const last = await this.db.rawFirst<{ total: number | string | null }>(
+          'SELECT MAX(address_total) AS total FROM send_log WHERE inbox_id = ? AND address = ?',
+          inboxId,
+          address,
+        );
+        total = Number(last?.total ?? 0);
+      }
+      addressTotals.set(address, ++total);
+      rows.push(inboxId, address, sentAt, ++inboxTotal, total);
+    }
     await this.db.rawRun(
-      `INSERT INTO send_log (inbox_id, address, sent_at) VALUES ${addresses.map(() => '(?, ?, ?)').join(', ')}`,
-      ...addresses.flatMap((address) => [inboxId, address, sentAt]),
+      `INSERT INTO send_log (inbox_id, address, sent_at, inbox_total, address_total)
+       VALUES ${addresses.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      ...rows,
     );
   }
 
@@ -96,11 +144,38 @@ export class SendLogStore {
     return changes;
   }
 
-  /** Un-counts the message counted at `at` (a connected mailbox's server refused it). */
+  /**
+   * Un-counts the message counted at `at` (a connected mailbox's server refused it): its rows go,
+   * and the rows counted after them keep totals that run on without a gap.
+   */
   async forget(inboxId: number, at: Date): Promise<void> {
-    await this.db.run(
-      this.db.kysely.deleteFrom('send_log').where('inbox_id', '=', inboxId).where('sent_at', '=', nowIso(at)),
-    );
+    await this.db.transaction(async () => {
+      await this.hold(inboxId);
+      const gone = await this.db.rawAll<{
+        id: number;
+        address: string;
+        inbox_total: number;
+        address_total: number;
+      }>(
+        'SELECT id, address, inbox_total, address_total FROM send_log WHERE inbox_id = ? AND sent_at = ? ORDER BY inbox_total DESC',
+        inboxId,
+        nowIso(at),
+      );
+      for (const row of gone) {
+        await this.db.rawRun('DELETE FROM send_log WHERE id = ?', row.id);
+        await this.db.rawRun(
+          'UPDATE send_log SET inbox_total = inbox_total - 1 WHERE inbox_id = ? AND inbox_total > ?',
+          inboxId,
+          row.inbox_total,
+        );
+        await this.db.rawRun(
+          'UPDATE send_log SET address_total = address_total - 1 WHERE inbox_id = ? AND address = ? AND address_total > ?',
+          inboxId,
+          row.address,
+          row.address_total,
+        );
+      }
+    });
   }
 
   /** When the loop guard last raised its event for this address, if ever. */

@@ -196,10 +196,34 @@ describe('inbox settings and send limits', () => {
     await deps.store.sendLog.record(inbox.id, Array(20).fill(address), ago(30));
     await deps.store.sendLog.setLoopAlert(inbox.id, address, ago(25));
     expect(await refusalOf(send([address]))).toBeNull();
-    await deps.store.sendLog.record(inbox.id, Array(19).fill(address), ago(1));
+    // Counted after that send, as sends are: a row's running total follows its time.
+    await deps.store.sendLog.record(inbox.id, Array(19).fill(address), new Date());
     expect((await refusalOf(send([address])))?.code).toBe('loop_detected');
     expect((await refusalOf(send([address])))?.code).toBe('loop_detected');
     expect(await eventsOf('inbox.loop_detected')).toHaveLength(1);
+  });
+
+  it('counts the window exactly around a send its server refused (forgotten), and after it', async () => {
+    const now = Date.now();
+    const ago = (minutes: number) => new Date(now - minutes * 60_000);
+    const log = deps.store.sendLog;
+    await log.record(inbox.id, ['a@example.com', 'b@example.com'], ago(90));
+    await log.record(inbox.id, ['a@example.com'], ago(50));
+    await log.record(inbox.id, ['b@example.com', 'c@example.com'], ago(40));
+    await log.record(inbox.id, ['a@example.com'], ago(5));
+    await log.forget(inbox.id, ago(40));
+    await log.record(inbox.id, ['b@example.com'], ago(1));
+    const counts = await log.counts(inbox.id, ago(60), ago(24 * 60));
+    expect(counts).toEqual({ lastHour: 3, lastDay: 5 });
+    const since = await log.perAddress(
+      inbox.id,
+      ['a@example.com', 'b@example.com', 'c@example.com'],
+      ago(60),
+    );
+    expect([...since].map(([address, { count }]) => [address, count])).toEqual([
+      ['a@example.com', 2],
+      ['b@example.com', 1],
+    ]);
   });
 
   it('keeps a day of sends counted through the hourly prunes, and forgets older ones', async () => {
