@@ -129,6 +129,27 @@ describe('sending and drafting from an IMAP mailbox', () => {
     expect(await remoteFolder(world.other, 'Drafts')).toEqual([]);
   });
 
+  it('takes a draft sent later out of the remote Drafts, and no sync brings it back', async () => {
+    const created = await world.server.api('/emails/drafts', {
+      body: { account: world.address, to: 'gina@example.com', subject: 'Later', text: 'in an hour' },
+    });
+    const uid = created.json.data.draft.uid;
+    expect((await remoteFolder(world.other, 'Drafts')).map((m) => m.subject)).toEqual(['Later']);
+    const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+    const held = await world.server.api(`/emails/drafts/${uid}/send`, {
+      body: { account: world.address, sendAt },
+    });
+    expect(held.status).toBe(202);
+    expect(held.json.data).toMatchObject({ status: 'scheduled' });
+    expect(await remoteFolder(world.other, 'Drafts')).toEqual([]);
+    // A message the server holds that the sync has not seen arrives with the next pass: one more
+    // draft, appended by another mail program, shows that a pass has run since.
+    await world.other.append('Drafts', rawMessage({ from: world.address, subject: 'Marker' }), ['\\Draft']);
+    const drafts = await eventuallyFolder(world, 'Drafts', (e) => e.some((d) => d.subject === 'Marker'));
+    expect(drafts.map((d) => d.subject)).toEqual(['Marker']);
+    expect((await listFolder(world, 'Outbox')).map((e) => e.subject)).toEqual(['Later']);
+  });
+
   it('holds one copy of every message after all of it', async () => {
     await new Promise((r) => setTimeout(r, 600));
     for (const folder of ['INBOX', 'Sent', 'Drafts']) {

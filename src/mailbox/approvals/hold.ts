@@ -4,6 +4,7 @@ import type { EventRow } from '../../store/events.js';
 import type { HeldSendRow } from '../../store/held-sends.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import { nowIso } from '../../store/ids.js';
+import { remoteOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
 import { NotFound } from '../errors.js';
 import { fileMessage, viewOfFiled } from '../ingest/file-message.js';
@@ -40,6 +41,33 @@ export const approvalTtlMs = (deps: MailboxDeps) => deps.config.approvalTtlHours
  * leaves Drafts in it and keeps its uid.
  */
 export async function holdSend<R extends object>(
+  deps: MailboxDeps,
+  out: Outgoing,
+  guard: IdempotencyGuard | null,
+  shape: (sent: SentCopy) => R,
+  approval: string | null,
+): Promise<R & HeldAnswer> {
+  const draft = out.draft;
+  const remote = draft && draft.remote_uid !== null ? remoteOf(deps, out.inbox) : null;
+  if (!draft || !remote) return holdLocally(deps, out, guard, shape, approval);
+  // A connected inbox's draft leaves its server's Drafts too, in one turn with the sync, or the
+  // next sync would bring it back into Drafts beside the held copy.
+  return remote.exclusive(async () => {
+    const held = await holdLocally(deps, out, guard, shape, approval);
+    const folder = await deps.store.folders.get(draft.folder_id);
+    try {
+      if (folder) await remote.expunge(requireRemoteFolder(folder), draft.remote_uid!);
+    } catch (error) {
+      deps.log.warn(
+        { account: out.inbox.address, err: (error as Error).message },
+        'held, but its draft could not be removed from the mail server',
+      );
+    }
+    return held;
+  });
+}
+
+async function holdLocally<R extends object>(
   deps: MailboxDeps,
   out: Outgoing,
   guard: IdempotencyGuard | null,
