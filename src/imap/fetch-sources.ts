@@ -15,8 +15,15 @@ const PIECE_BYTES = 1024 * 1024;
 /** A full collection on this thread after each this many bytes downloaded (a few ms each). */
 const COLLECT_EVERY = 8 * 1024 * 1024;
 
+/** The messages a FETCH brought, and the UIDs it answered without their source. */
+export interface FetchedSources {
+  messages: FetchedMessage[];
+  unreadable: number[];
+}
+
 /**
- * The sources of these messages with their flags and dates, in uid order. Small ones come in
+ * The sources of these messages with their flags and dates, in uid order; a UID missing from
+ * both lists was not in the answer (gone from the server). Small ones come in
  * one FETCH (imapflow's fetchAll). A large one would be held there several times at once (the
  * socket's chunks, their concatenation, then a copy for the parse thread): it is downloaded in
  * PIECE_BYTES pieces instead, each written straight into one buffer of its RFC822.SIZE. That
@@ -27,17 +34,21 @@ export async function fetchSources(
   client: ImapFlow,
   uids: number[],
   sizeOf: (uid: number) => number,
-): Promise<FetchedMessage[]> {
+): Promise<FetchedSources> {
   const large = uids.filter((uid) => sizeOf(uid) >= STREAM_FROM_BYTES);
   const small = uids.filter((uid) => sizeOf(uid) < STREAM_FROM_BYTES);
   const fetched: FetchedMessage[] = [];
+  const unreadable: number[] = [];
   if (small.length > 0) {
     const answers: FetchMessageObject[] = await client.fetchAll(
       uidSet(small),
       { uid: true, flags: true, source: true, internalDate: true },
       { uid: true },
     );
-    for (const m of answers) if (m.source) fetched.push({ ...m, source: m.source });
+    for (const m of answers) {
+      if (m.source) fetched.push({ ...m, source: m.source });
+      else unreadable.push(m.uid);
+    }
   }
   if (large.length > 0) {
     const answers = await client.fetchAll(
@@ -48,9 +59,10 @@ export async function fetchSources(
     for (const m of answers) {
       const source = await download(client, m.uid, sizeOf(m.uid));
       if (source) fetched.push({ ...m, source });
+      else unreadable.push(m.uid);
     }
   }
-  return fetched.sort((a, b) => a.uid - b.uid);
+  return { messages: fetched.sort((a, b) => a.uid - b.uid), unreadable };
 }
 
 /** One message's source, read piece by piece into shared memory; undefined when it is gone. */

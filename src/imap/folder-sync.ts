@@ -8,6 +8,7 @@ import type { SyncedFolder } from '../mailbox/sync/folder-progress.js';
 import { finishFolderSync, startResync, syncedFolder } from '../mailbox/sync/folder-progress.js';
 import { fileNewMail, linkedAmong, movedToSpam, remoteSpamOf } from '../mailbox/sync/new-mail.js';
 import type { SyncLease } from '../mailbox/sync/new-mail.js';
+import { nextUidMark } from '../mailbox/sync/uid-mark.js';
 import type { MailboxLock } from './mailbox-lock.js';
 import { fetchSources } from './fetch-sources.js';
 import { syncExpunges, syncFlags } from './remote-changes.js';
@@ -40,6 +41,8 @@ export async function syncFolder(ctx: FolderSyncContext, folder: SyncedFolder): 
   const { client, deps, lock } = ctx;
   const mailbox = await client.mailboxOpen(folder.remote_path!);
   const uidValidity = Number(mailbox.uidValidity);
+  // `mailbox` is imapflow's live state: every FETCH answer raises its uidNext (see nextUidMark).
+  const uidNextAtSelect = mailbox.uidNext;
   const known = (await syncedFolder(deps, folder.id))!;
   const first = known.uid_validity === null;
   const resync = !first && known.uid_validity !== uidValidity;
@@ -62,8 +65,10 @@ export async function syncFolder(ctx: FolderSyncContext, folder: SyncedFolder): 
   const lookalikes = resync && uids.length > 0 ? await remoteLookalikes(client) : null;
   const sizes = await remoteSizes(client, uids);
   const sizeOf = (uid: number) => sizes.get(uid) ?? 0;
+  const settled = new Set<number>();
   for (const batch of batchesBySize(uids, sizeOf, ctx.batchSize, BATCH_BYTES)) {
-    await lock.run(() => fetchAndFile(ctx, folder, batch, sizeOf, announce, lookalikes));
+    const done = await lock.run(() => fetchAndFile(ctx, folder, batch, sizeOf, announce, lookalikes));
+    for (const uid of done) settled.add(uid);
   }
 
   // Flag changes and expunges by other clients.
@@ -73,7 +78,7 @@ export async function syncFolder(ctx: FolderSyncContext, folder: SyncedFolder): 
     await finishFolderSync(deps, folder.id, resync, {
       uid_validity: uidValidity,
       highest_modseq: mailbox.highestModseq ? Number(mailbox.highestModseq) : null,
-      uid_next_seen: mailbox.uidNext ?? Math.max(from, ...uids.map((u) => u + 1)),
+      uid_next_seen: nextUidMark({ from, uidNextAtSelect, listed: uids, settled }),
     });
   });
 }
@@ -105,6 +110,10 @@ async function remoteLookalikes(client: ImapFlow): Promise<RemoteLookalikes> {
   );
 }
 
+/**
+ * Downloads and files the batch's mail not linked yet. Answers the UIDs settled (see nextUidMark):
+ * all but those the server answered without a source, which the next pass asks for again.
+ */
 async function fetchAndFile(
   ctx: FolderSyncContext,
   folder: SyncedFolder,
@@ -112,12 +121,18 @@ async function fetchAndFile(
   sizeOf: (uid: number) => number,
   announce: boolean,
   lookalikes: RemoteLookalikes | null,
-): Promise<void> {
+): Promise<number[]> {
   const { deps, client, inbox } = ctx;
   const linked = await linkedAmong(deps, folder.id, uids);
   const fresh = uids.filter((uid) => !linked.has(uid));
-  if (fresh.length === 0) return;
-  const fetched = await fetchSources(client, fresh, sizeOf);
+  if (fresh.length === 0) return uids;
+  const { messages: fetched, unreadable } = await fetchSources(client, fresh, sizeOf);
+  if (unreadable.length > 0) {
+    deps.log.warn(
+      { account: inbox.address, folder: folder.name, uids: unreadable },
+      'the IMAP server answered without the message source; asking again at the next sync',
+    );
+  }
   const toSpam = await fileNewMail(
     deps,
     { inbox, folder, linked, announce, lookalikes, fence: ctx.fence },
@@ -134,4 +149,5 @@ async function fetchAndFile(
   }
   // A large source is shared memory, freed only once this thread and the parse thread's let go.
   releaseAfterLarge(Math.max(0, ...fetched.map((m) => m.source.length)));
+  return uids.filter((uid) => !unreadable.includes(uid));
 }

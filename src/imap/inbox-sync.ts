@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ImapFlow } from 'imapflow';
 import type { RemoteConfig } from '../mailbox/remote.js';
 import type { MailboxDeps } from '../mailbox/deps.js';
@@ -24,9 +25,12 @@ import { backoffMs } from './options.js';
  * after a doubling backoff.
  */
 export class InboxSync {
-  private stopped = false;
+  /** Aborted by stop(): every wait of the loop (backoff, IDLE) ends on it, even one begun after. */
+  private readonly stopping = new AbortController();
   private client: ImapFlow | null = null;
-  private wake: (() => void) | null = null;
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
   private done: Promise<void> | null = null;
   /** Set when the servers must stay public: every reconnect checks the address again. */
   private readonly publicOnly: Resolver | undefined;
@@ -48,8 +52,7 @@ export class InboxSync {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
+    this.stopping.abort();
     this.client?.close();
     await this.done;
   }
@@ -145,6 +148,7 @@ export class InboxSync {
     if (!seen || uidNext > (seen.uid_next_seen ?? 0)) return;
     if (modseq !== undefined && seen.highest_modseq !== null && modseq > BigInt(seen.highest_modseq)) return;
     let closed = false;
+    const signal = this.stopping.signal;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(finish, this.options.pollMs);
       const onClose = () => {
@@ -157,9 +161,12 @@ export class InboxSync {
         client.off('expunge', finish);
         client.off('flags', finish);
         client.off('close', onClose);
+        signal.removeEventListener('abort', finish);
         resolve();
       }
-      this.wake = finish;
+      // A stop since the SELECT closed the client already: its 'close' will not come again.
+      if (signal.aborted) return finish();
+      signal.addEventListener('abort', finish);
       client.on('exists', finish);
       client.on('expunge', finish);
       client.on('flags', finish);
@@ -167,20 +174,12 @@ export class InboxSync {
       // The next command ends the IDLE (imapflow sends DONE first).
       client.idle().catch(() => onClose());
     });
-    this.wake = null;
     if (closed && !this.stopped) throw new Error('the IMAP server closed the connection');
   }
 
+  /** Waits `ms`, or less when stopped (at once when stopped already: a stop during the error's record). */
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
+    return delay(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
   }
 
   private setState(state: SyncState, error: string | null = null): Promise<void> {
