@@ -148,6 +148,17 @@ describe('sending and drafting from an IMAP mailbox', () => {
     const drafts = await eventuallyFolder(world, 'Drafts', (e) => e.some((d) => d.subject === 'Marker'));
     expect(drafts.map((d) => d.subject)).toEqual(['Marker']);
     expect((await listFolder(world, 'Outbox')).map((e) => e.subject)).toEqual(['Later']);
+
+    // Cancelled, it is a draft again on both sides, and can be deleted like any other.
+    const cancelled = await world.server.api(`/emails/${uid}/cancel?${acc()}`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    expect((await remoteFolder(world.other, 'Drafts')).map((m) => m.subject).sort()).toEqual([
+      'Later',
+      'Marker',
+    ]);
+    const deleted = await world.server.api(`/emails/drafts/${uid}?${acc()}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect((await remoteFolder(world.other, 'Drafts')).map((m) => m.subject)).toEqual(['Marker']);
   });
 
   it('holds one copy of every message after all of it', async () => {

@@ -7,7 +7,9 @@ import type { MessageRow } from '../../store/messages.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordInTransaction } from '../audit/audit-context.js';
 import type { MailboxDeps } from '../deps.js';
+import { remoteOf, requireRemoteFolder } from '../backend.js';
 import { composeInputOf, stateOf } from '../drafts/draft-content.js';
+import { DRAFT_FLAGS } from '../drafts/drafts.js';
 import { Conflict, MailroomError } from '../errors.js';
 import { moveMessage } from '../organising/organise.js';
 import type { EmailView } from '../reading/email-view.js';
@@ -131,5 +133,34 @@ export async function sendBack(
     return moved;
   });
   deps.bus.publish(events);
+  if (view && held.message_id !== null) await draftBackOnServer(deps, inbox, held.message_id);
   return view;
+}
+
+/**
+ * A connected inbox's send, back in Drafts, goes back to its server's Drafts too (the hold took
+ * it out there) and is linked to the copy there, as a saved draft is: else it could be neither
+ * deleted nor updated on the server. A server that refuses leaves it local with a warning; the
+ * draft is kept either way.
+ */
+async function draftBackOnServer(deps: MailboxDeps, inbox: InboxRow, messageId: number): Promise<void> {
+  const remote = remoteOf(deps, inbox);
+  if (!remote) return;
+  const { store } = deps;
+  await remote
+    .exclusive(async () => {
+      const message = await store.messages.get(messageId);
+      if (!message || message.remote_uid !== null) return;
+      const folder = await store.folders.get(message.folder_id);
+      const raw = await store.messages.raw(message.id);
+      if (!folder || !raw) return;
+      const remoteUid = await remote.append(requireRemoteFolder(folder), raw, DRAFT_FLAGS);
+      if (remoteUid !== null) await store.imapState.setRemoteUid(message.id, remoteUid);
+    })
+    .catch((error: unknown) =>
+      deps.log.warn(
+        { account: inbox.address, err: (error as Error).message },
+        'back in Drafts, but not on the mail server',
+      ),
+    );
 }

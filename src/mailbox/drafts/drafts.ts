@@ -29,7 +29,7 @@ import { sendResultOf } from '../sending/send.js';
 /** Source 2.3 plus the threading fields an Email has (src/contract/send.ts). */
 export type DraftView = z.infer<typeof Draft>;
 
-const DRAFT_FLAGS = ['\\Seen', '\\Draft'];
+export const DRAFT_FLAGS = ['\\Seen', '\\Draft'];
 
 function draftViewOf(view: UnextractedEmailView): DraftView {
   return {
