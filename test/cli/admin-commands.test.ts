@@ -1,4 +1,3 @@
-// Engines: SQLite only: the admin commands on a data directory, one beside a running server; postgres-doors runs the CLI on PostgreSQL.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,8 +6,6 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailroom } from '../../src/mailroom.js';
 import { expectOneLineError, mailroomInProcess as mailroom } from '../helpers/cli.js';
-import { startServer } from '../helpers/server.js';
-import type { TestServer } from '../helpers/server.js';
 
 // The admin commands' rules, output and effect on a SQLite data directory, run in-process
 // (src/cli/run.ts); test/e2e/cli.test.ts keeps what needs the process itself.
@@ -180,37 +177,5 @@ describe('the admin CLI and secrets at rest', () => {
   it('says in one line that MAILROOM_SECRET is wrong for an admin command', async () => {
     const env = { MAILROOM_DATA_DIR: dataDir, MAILROOM_SECRET: 'not the secret of this database' };
     expectOneLineError(await mailroom(['domain', 'list'], env), /MAILROOM_SECRET/);
-  });
-});
-
-// The command opens its own connection to the server's database, as a second process would.
-describe('the admin CLI while the server runs on the same data directory', () => {
-  let server: TestServer;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    server = await startServer();
-    env = server.cliEnv;
-  });
-  afterAll(async () => server.stop());
-
-  it('adds an inbox and a key that the running server uses at once, and revokes the key', async () => {
-    const domain = server.inbox.split('@')[1]!;
-    const inbox = await mailroom(['inbox', 'add', `ops@${domain}`, '--user', 'default'], env);
-    expect(inbox.code, inbox.stderr).toBe(0);
-    const created = JSON.parse(
-      (await mailroom(['key', 'create', '--user', 'default', '--json'], env)).stdout,
-    ).key;
-
-    await server.sendMail({ from: 'a@example.com', to: `ops@${domain}`, subject: 'To ops', text: 'x' });
-    const res = await server.api(`/emails?account=ops@${domain}`, { key: created.key });
-    expect(res.status).toBe(200);
-    expect(res.json.data.emails.map((e: { subject: string }) => e.subject)).toEqual(['To ops']);
-
-    const keys = JSON.parse((await mailroom(['key', 'list', '--json'], env)).stdout).keys;
-    const used = keys.find((k: { id: string }) => k.id === created.id);
-    expect(used.last_used_at).toEqual(expect.any(String));
-
-    expect((await mailroom(['key', 'revoke', created.id], env)).code).toBe(0);
-    expect((await server.api('/accounts', { key: created.key })).status).toBe(401);
   });
 });

@@ -1,10 +1,12 @@
-// Engines: SQLite only: `mailroom serve` as a process (ports, its one-line refusals, exit codes); postgres-doors runs one on PostgreSQL.
+// Engines: SQLite only: `mailroom` as a process (serve's start and refusals, a command beside a running server); postgres-doors runs one on PostgreSQL.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOneLineError, mailroom } from '../helpers/cli.js';
+import { startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 
 // The commands' rules and wording are tested in-process in test/cli/; here, what needs a process.
 describe('mailroom serve when it cannot start', { timeout: 300_000 }, () => {
@@ -60,5 +62,38 @@ describe('mailroom serve when it cannot start', { timeout: 300_000 }, () => {
     const env = { MAILROOM_DATA_DIR: dataDir, MAILROOM_SECRET: 'not the secret of this database' };
     const serve = await mailroom(['serve', '--http-port', '0', '--smtp-port', '0'], env);
     expectOneLineError(serve, /MAILROOM_SECRET/, 1);
+  });
+});
+
+// A second process on the server's database: in the server's own process a command's write could
+// wait on a lock a transaction of that same thread holds (SQLite's busy wait blocks the thread).
+describe('the admin CLI while the server runs on the same data directory', { timeout: 300_000 }, () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startServer();
+    env = server.cliEnv;
+  });
+  afterAll(async () => server.stop());
+
+  it('adds an inbox and a key that the running server uses at once, and revokes the key', async () => {
+    const domain = server.inbox.split('@')[1]!;
+    const inbox = await mailroom(['inbox', 'add', `ops@${domain}`, '--user', 'default'], env);
+    expect(inbox.code, inbox.stderr).toBe(0);
+    const created = JSON.parse(
+      (await mailroom(['key', 'create', '--user', 'default', '--json'], env)).stdout,
+    ).key;
+
+    await server.sendMail({ from: 'a@example.com', to: `ops@${domain}`, subject: 'To ops', text: 'x' });
+    const res = await server.api(`/emails?account=ops@${domain}`, { key: created.key });
+    expect(res.status).toBe(200);
+    expect(res.json.data.emails.map((e: { subject: string }) => e.subject)).toEqual(['To ops']);
+
+    const keys = JSON.parse((await mailroom(['key', 'list', '--json'], env)).stdout).keys;
+    const used = keys.find((k: { id: string }) => k.id === created.id);
+    expect(used.last_used_at).toEqual(expect.any(String));
+
+    expect((await mailroom(['key', 'revoke', created.id], env)).code).toBe(0);
+    expect((await server.api('/accounts', { key: created.key })).status).toBe(401);
   });
 });
