@@ -49,6 +49,7 @@ describe('the CLI on a data directory without a database', () => {
     const created = await mailroom(['user', 'list', '--json', '--init'], { MAILROOM_DATA_DIR: empty });
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual({ users: [] });
+    expect(fs.readdirSync(empty)).toContain('mailroom.db');
   });
 
   it('answers errors as JSON under --json, with the exit codes the README lists', async () => {
