@@ -8,6 +8,7 @@ import type { MailboxDeps } from '../mailbox/deps.js';
 import type { RemoteBackends } from '../mailbox/remote.js';
 import type * as adminOperations from '../mailbox/operations/admin.js';
 import { CliError } from './errors.js';
+import { cliIo } from './io.js';
 import type { AuditAction } from '../contract/audit.js';
 import type { AuditContext } from '../mailbox/audit/audit-context.js';
 import { finishAudit, openAudit, outcomeOfError } from '../mailbox/audit/audit-context.js';
@@ -29,10 +30,13 @@ export function cliConfig(o: DataDirOptions): Config {
       'config_error',
       '--database-url is empty: is MAILROOM_DATABASE_URL set in this shell?',
     );
-  return loadConfig({
-    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
-    ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}),
-  });
+  return loadConfig(
+    {
+      ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+      ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}),
+    },
+    cliIo().env,
+  );
 }
 
 /**
@@ -72,7 +76,7 @@ async function openDeps(
 ): Promise<{ deps: MailboxDeps; db: Db }> {
   const config = cliConfig(o);
   if (!o.init) await requireDatabase(config);
-  const warn = (message: string) => process.stderr.write(`mailroom: warning: ${message}\n`);
+  const warn = (message: string) => cliIo().stderr.write(`mailroom: warning: ${message}\n`);
   const { openForCommand } = await import('../mailbox/open-data-dir.js');
   return openForCommand(config, warn, remote);
 }

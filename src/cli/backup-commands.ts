@@ -9,6 +9,7 @@ import { cliConfig, withDeps } from './admin-context.js';
 import type { DataDirOptions } from './admin-context.js';
 import { common } from './admin-commands.js';
 import { CliError } from './errors.js';
+import { cliIo } from './io.js';
 import { print } from './output.js';
 
 export function registerBackupCommands(program: Command): void {
@@ -32,7 +33,7 @@ export function registerBackupCommands(program: Command): void {
     ]);
     const { bytes, secretFile } = await withDeps(o, async (deps, _admin, db) => ({
       ...(await backupDatabase(sqliteOf(db, SqliteDb), target)),
-      secretFile: process.env.MAILROOM_SECRET
+      secretFile: cliIo().env.MAILROOM_SECRET
         ? undefined
         : path.join(path.dirname(deps.config.dbFile), SECRET_FILE),
     }));

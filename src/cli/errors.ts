@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { mailroomErrorOf } from '../mailbox/errors.js';
+import { cliIo } from './io.js';
 
 /** The `mailroom` command's exit codes (README, "Exit codes"). */
 export const EXIT = {
@@ -26,20 +27,22 @@ export class CliError extends Error {
 }
 
 /** Whether the command line asks for JSON; errors are then JSON too. */
-export const wantsJson = (argv = process.argv) => argv.includes('--json');
+export const wantsJson = () => cliIo().argv.includes('--json');
 
 /** One error as `mailroom: message` on stderr, or `{"error":{"code","message"}}` on stdout under --json. */
 export function report(code: string, message: string): void {
-  if (wantsJson()) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
-  else process.stderr.write(`mailroom: ${message}\n`);
+  const io = cliIo();
+  if (wantsJson()) io.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+  else io.stderr.write(`mailroom: ${message}\n`);
 }
 
-export function fail(error: unknown): never {
-  // Commander has written its message already (configureOutput in main.ts).
-  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
+/** Reports what ended a command and answers its exit code. */
+export function fail(error: unknown): number {
+  // Commander has written its message already (configureOutput in run.ts).
+  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   const { code, message, exit } = classify(error);
   report(code, message);
-  process.exit(exit);
+  return exit;
 }
 
 function classify(error: unknown): { code: string; message: string; exit: number } {

@@ -1,6 +1,8 @@
+import { cliIo } from './io.js';
+
 /** Prints a result as JSON (--json) or as aligned text lines. */
 export function print(json: boolean, data: unknown, text: () => string): void {
-  process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text()}\n`);
+  cliIo().stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text()}\n`);
 }
 
 export function table(rows: object[], columns: string[]): string {

@@ -1,4 +1,5 @@
 import { CliError } from './errors.js';
+import { cliIo } from './io.js';
 
 interface Urls {
   imap: string;
@@ -28,7 +29,7 @@ export async function fillPasswords(urls: Urls, fromStdin: boolean): Promise<Url
   let passwords: (string | undefined)[];
   if (fromStdin) {
     passwords = (await readStdin()).split(/\r?\n/);
-  } else if (process.stdin.isTTY) {
+  } else if (cliIo().stdin.isTTY) {
     passwords = [
       imap
         ? await promptHidden(`IMAP password for ${decodeURIComponent(imap.username)}@${imap.hostname}: `)
@@ -65,7 +66,7 @@ export async function fillPasswords(urls: Urls, fromStdin: boolean): Promise<Url
  */
 export async function readNewPassword(fromStdin: boolean, name: string): Promise<string> {
   if (fromStdin) return (await readStdin()).split(/\r?\n/)[0] ?? '';
-  if (!process.stdin.isTTY) {
+  if (!cliIo().stdin.isTTY) {
     throw new CliError(
       'validation_error',
       'no terminal to ask the password on: give it on standard input with --password-stdin',
@@ -85,7 +86,7 @@ export async function readNewPassword(fromStdin: boolean, name: string): Promise
 export async function readSecret(what: string, flag: string, fromStdin: boolean): Promise<string> {
   let value: string;
   if (fromStdin) value = (await readStdin()).split(/\r?\n/)[0] ?? '';
-  else if (process.stdin.isTTY) value = await promptHidden(`${what}: `);
+  else if (cliIo().stdin.isTTY) value = await promptHidden(`${what}: `);
   else throw new CliError('validation_error', `no ${what} given: pass it on standard input with ${flag}`);
   if (!value.trim()) throw new CliError('validation_error', `no ${what} was given`);
   return value.trim();
@@ -93,11 +94,11 @@ export async function readSecret(what: string, flag: string, fromStdin: boolean)
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of cliIo().stdin) chunks.push(Buffer.from(chunk as Buffer | string));
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Reads one line from the terminal in raw mode, echoing nothing. */
+/** Reads one line from the terminal in raw mode, echoing nothing (a terminal is the process's own). */
 function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
   process.stderr.write(question);

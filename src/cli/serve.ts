@@ -1,8 +1,9 @@
 import v8 from 'node:v8';
 import type { Command } from 'commander';
-import { settings } from '../config.js';
+import { loadConfig, settings } from '../config.js';
 import type { ConfigOverrides } from '../config.js';
 import { announce } from './banner.js';
+import { cliIo } from './io.js';
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -14,9 +15,12 @@ export function registerServe(program: Command): void {
   cmd.action(async (flags: Record<string, string>) => {
     const overrides: Record<string, string> = {};
     for (const key of Object.keys(settings)) if (flags[key] !== undefined) overrides[key] = flags[key];
-    // Loaded only for serve, so the admin commands start fast.
+    const { env } = cliIo();
+    // The settings are checked before the server is loaded (a second of CPU), so a bad one is
+    // answered at once; the server is loaded only for serve, so the admin commands start fast.
+    loadConfig(overrides as ConfigOverrides, env);
     const { createMailroom } = await import('../mailroom.js');
-    const mailroom = createMailroom(overrides as ConfigOverrides);
+    const mailroom = createMailroom({ ...(overrides as ConfigOverrides), env });
     limitHeapGrowth(mailroom.config.heapGrowthPercent);
     await mailroom.start();
     let stopping = false;
@@ -40,7 +44,7 @@ export function registerServe(program: Command): void {
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
-    await announce(mailroom, { flags, env: process.env });
+    await announce(mailroom, { flags, env });
   });
 }
 

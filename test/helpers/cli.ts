@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { run as runCommand } from '../../src/cli/run.js';
+import { expect } from 'vitest';
 import { compiled } from './compiled.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -16,6 +19,39 @@ export interface CliResult {
  */
 export function mailroom(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
   return runSource('src/cli/main.ts', args, env, input);
+}
+
+/**
+ * The `mailroom` command run in this process (src/cli/run.ts), for its rules and wording: the
+ * same output and exit code as the process, without starting one. Only `env` is its environment;
+ * `input` its standard input (a pipe, never a terminal).
+ */
+export async function mailroomInProcess(
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCommand({
+    argv: args,
+    env,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdin: Readable.from(input ? [input] : []),
+  });
+  return { code, stdout, stderr };
+}
+
+/** A user error: non-zero exit, exactly one line on stderr, no stack trace. */
+export function expectOneLineError(result: CliResult, pattern: RegExp, exit?: number): void {
+  if (exit === undefined) expect(result.code, result.stderr).not.toBe(0);
+  else expect(result.code, result.stderr).toBe(exit);
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^mailroom: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
 }
 
 /**
