@@ -71,10 +71,7 @@ export class SqliteDb implements Db {
   }
 
   rawAll<R>(sql: string, ...params: unknown[]): Promise<R[]> {
-    return this.when(() => {
-      const { statement, rowOf } = this.reader(sql);
-      return (statement.all(...params) as unknown[][]).map(rowOf) as R[];
-    });
+    return this.when(() => this.readAll<R>(sql, params));
   }
 
   rawFirst<R>(sql: string, ...params: unknown[]): Promise<R | undefined> {
@@ -98,8 +95,7 @@ export class SqliteDb implements Db {
       const level = this.sqlite.pragma('synchronous', { simple: true }) as number;
       this.sqlite.pragma('synchronous = NORMAL');
       try {
-        const { statement, rowOf } = this.reader(sql);
-        return (statement.all(...params) as unknown[][]).map(rowOf) as R[];
+        return this.readAll<R>(sql, params);
       } finally {
         this.sqlite.pragma(`synchronous = ${level}`);
       }
@@ -175,6 +171,11 @@ export class SqliteDb implements Db {
     // An enabled AsyncLocalStorage stays in Node's list for good and every new promise of the
     // process visits it: a process that opens many databases (the tests) must let them go.
     this.inside.disable();
+  }
+
+  private readAll<R>(sql: string, params: unknown[]): R[] {
+    const { statement, rowOf } = this.reader(sql);
+    return (statement.all(...params) as unknown[][]).map(rowOf) as R[];
   }
 
   /** Runs a statement now, unless a transaction other than the caller's holds the connection. */

@@ -39,16 +39,21 @@ export class SendLogStore {
   ): Promise<Map<string, { count: number; newest: string }>> {
     const out = new Map<string, { count: number; newest: string }>();
     for (const address of new Set(addresses)) {
-      const newest = await this.db.rawFirst<{ total: number | string; sent_at: string }>(
-        `SELECT address_total AS total, sent_at FROM send_log
-          WHERE inbox_id = ? AND address = ? ORDER BY address_total DESC LIMIT 1`,
-        inboxId,
-        address,
-      );
+      const newest = await this.newestOfAddress(inboxId, address);
       const count = await this.countSince(newest, 'address_total', since, inboxId, address);
       if (count > 0) out.set(address, { count, newest: newest!.sent_at });
     }
     return out;
+  }
+
+  /** The newest row of one address by its running total (the last counted), if any. */
+  private newestOfAddress(inboxId: number, address: string) {
+    return this.db.rawFirst<{ total: number | string; sent_at: string }>(
+      `SELECT address_total AS total, sent_at FROM send_log
+        WHERE inbox_id = ? AND address = ? ORDER BY address_total DESC LIMIT 1`,
+      inboxId,
+      address,
+    );
   }
 
   /** The inbox's newest row by its running total (the last counted), if any. */
@@ -117,14 +122,7 @@ export class SendLogStore {
     const rows: unknown[] = [];
     for (const address of addresses) {
       let total = addressTotals.get(address);
-      if (total === undefined) {
-        const last = await this.db.rawFirst<{ total: number | string | null }>(
-          'SELECT MAX(address_total) AS total FROM send_log WHERE inbox_id = ? AND address = ?',
-          inboxId,
-          address,
-        );
-        total = Number(last?.total ?? 0);
-      }
+      total ??= Number((await this.newestOfAddress(inboxId, address))?.total ?? 0);
       addressTotals.set(address, ++total);
       rows.push(inboxId, address, sentAt, ++inboxTotal, total);
     }

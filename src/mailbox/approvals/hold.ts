@@ -6,6 +6,7 @@ import type { InboxRow } from '../../store/inboxes.js';
 import { nowIso } from '../../store/ids.js';
 import { remoteOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
+import { DRAFT_FLAGS } from '../drafts/drafts.js';
 import { NotFound } from '../errors.js';
 import { fileMessage, viewOfFiled } from '../ingest/file-message.js';
 import { emailForEvent } from '../../events/payload.js';
@@ -20,9 +21,6 @@ export interface HeldAnswer {
   approvalId?: string;
   sendAt?: string;
 }
-
-/** Flags of a message in Outbox: a draft that waits, so that it is one again if it comes back. */
-const HELD_FLAGS = ['\\Seen', '\\Draft'];
 
 /** What the stored MIME does not carry and the send needs when it goes. */
 export interface HeldExtra {
@@ -115,7 +113,8 @@ async function holdLocally<R extends object>(
       folder,
       parsed,
       raw,
-      flags: HELD_FLAGS,
+      // A draft that waits, so that it is one again if it comes back.
+      flags: DRAFT_FLAGS,
       receivedAt: now,
       bcc: out.bcc,
       ...(out.draft ? { uid: out.draft.uid, threadId: out.draft.thread_id } : {}),

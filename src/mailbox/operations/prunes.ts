@@ -10,8 +10,8 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /**
  * Forgets what has expired: Idempotency-Key answers older than a day, ended rate windows, send
- * counts no limit's window reaches, and audit records older than MAILROOM_AUDIT_RETENTION_DAYS. Hourly from the start, by one node at
- * a time (runJobOnce).
+ * counts no limit's window reaches, and audit records older than MAILROOM_AUDIT_RETENTION_DAYS.
+ * Hourly from the start, by one node at a time (runJobOnce).
  */
 export function createPrunes(
   deps: MailboxDeps,
