@@ -72,9 +72,13 @@ export class WebhookDispatcher implements Worker {
 
   start(): void {
     this.running = true;
-    // Wake only when a committed event queued a delivery (or may have: the count is unknown).
+    // Wake when this process committed an event that queued a delivery. Events another node or
+    // process committed (the event tail's rows, whose count is unknown here) are left to that
+    // process's dispatcher, which wakes for them, and to this one's poll should it not: every
+    // node chasing every other node's deliveries cost each message a queue read and a lost
+    // claim race per node.
     this.unsubscribe = this.opts.bus.subscribe((rows) => {
-      if (rows.some((row) => row.webhookDeliveries !== 0)) this.kick();
+      if (rows.some((row) => (row.webhookDeliveries ?? 0) > 0)) this.kick();
     });
     this.kick();
   }

@@ -334,3 +334,33 @@ describe('an endpoint failing for too long', () => {
     expect((await attempts(webhook.id))[0]!.delivery.status).toBe('failed');
   });
 });
+
+it('leaves the deliveries of events another node committed to that node, reading the queue for its own', async () => {
+  await register(receiver.url);
+  await arrive('Committed elsewhere');
+  // As the event tail publishes a row another node or process committed: its deliveries unknown here.
+  const [foreign] = (await box.deps.store.events.after(0, 10_000)).slice(-1);
+  const queue = box.deps.store.webhookDeliveries;
+  const [due, nextDueAt] = [queue.due.bind(queue), queue.nextDueAt.bind(queue)];
+  let reads = 0;
+  let passesEnded = 0;
+  queue.due = (...args) => (reads++, due(...args));
+  queue.nextDueAt = () => nextDueAt().finally(() => passesEnded++);
+  try {
+    // An hour between polls: only a wake reads the queue. Its first pass at start posts the mail's
+    // delivery, whose end wakes it for one more.
+    dispatch({ pollMs: 3_600_000 });
+    await eventually(() => receiver.delivered.length === 1 && passesEnded === reads && reads >= 2);
+    const before = reads;
+    box.deps.bus.publish([foreign!]);
+    // A wake reads the queue on the next turn of the event loop.
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(reads, 'queue reads after a row another node committed').toBe(before);
+    // A row this process committed, which queued a delivery, wakes it.
+    box.deps.bus.publish([{ ...foreign!, webhookDeliveries: 1 }]);
+    await eventually(() => reads === before + 1 && passesEnded === reads);
+  } finally {
+    queue.due = due;
+    queue.nextDueAt = nextDueAt;
+  }
+});
