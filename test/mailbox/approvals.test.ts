@@ -24,10 +24,12 @@ describe('a person in the loop: modes, approvals, scheduled sends', () => {
   let deps: MailboxDeps;
   let inbox: InboxRow;
 
-  beforeEach(async () => {
-    env = await inProcessInbox('agent@mailroom.test', { approvalTtlHours: 0.0005 });
+  // The default TTL (72 hours): only the expiry test, with an inbox of its own, waits seconds.
+  const open = async (options: Parameters<typeof inProcessInbox>[1] = {}) => {
+    env = await inProcessInbox('agent@mailroom.test', options);
     ({ deps, inbox } = env);
-  });
+  };
+  beforeEach(() => open());
   afterEach(async () => env.close());
 
   const owner = () => ownerCaller(inbox.user_id);
@@ -202,6 +204,8 @@ describe('a person in the loop: modes, approvals, scheduled sends', () => {
   });
 
   it('expires a send nobody decided within MAILROOM_APPROVAL_TTL_HOURS', async () => {
+    await env.close();
+    await open({ approvalTtlHours: 0.0005 });
     await mode('approve_all');
     const asked = await send(['bob@example.com'], 'forgotten');
     const worker = createHeldSendWorker(deps, { intervalMs: 100 });
