@@ -5,7 +5,10 @@ import type { Db } from '../db/connection.js';
 import { dataDirProblem } from '../db/data-dir-errors.js';
 import { SECRET_FILE } from '../db/file-modes.js';
 import { openDatabase } from '../db/open.js';
+import type { PostgresDb } from '../db/postgres/db.js';
+import { MIGRATION_LOCK_KEY } from '../db/postgres/migrate.js';
 import { openPostgres } from '../db/postgres/open.js';
+import { convertSearchWords } from '../db/postgres/search-words-upgrade.js';
 import { loadOrCreateSecret } from '../secret.js';
 import { createStore } from './index.js';
 import type { Store } from './index.js';
@@ -61,6 +64,7 @@ export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db;
     const reindexed = await rebuildOldSearchRows(db);
     if (reindexed > 0)
       log.info(`rebuilt the full-text index of ${reindexed} message(s) written by an older version`);
+    if (db.engine === 'postgres') await convertSearchWords((db as PostgresDb).pool, MIGRATION_LOCK_KEY, log);
   } catch (error) {
     await db.close();
     if (error instanceof SealedValueUnreadable) throw wrongSecret(config, db.name);

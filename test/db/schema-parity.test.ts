@@ -31,7 +31,7 @@ const FTS5_SHADOW_TABLES = [
  */
 const POSTGRES_ONLY_COLUMNS = [
   'messages_fts.rowid', // SQLite's implicit rowid of the FTS5 table (= messages.id)
-  'messages_fts.document', // the tsvector FTS5 keeps in its shadow tables
+  'messages_fts.words', // the words FTS5 keeps in its shadow tables (the GIN index is on their tsvector)
   'labels.rowid', // SQLite's implicit rowid, which labels are paged by
   'webhooks.rowid', // the same for webhooks
 ];

@@ -7,7 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { knownMigrations } from '../../src/db/migrate.js';
 import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
-import { tsvectorText } from '../../src/db/postgres/text-search.js';
+import { searchWordsText } from '../../src/db/postgres/text-search.js';
 import { searchFields } from '../../src/store/search-fields.js';
 import type { Answer } from './lean-answers.js';
 
@@ -136,10 +136,11 @@ export async function beforeLeanPostgres(url: string): Promise<void> {
             [...list(m.to_addrs!), ...list(m.cc_addrs!), ...list(m.bcc_addrs!)],
             m.text!,
           );
-          await client.query('INSERT INTO messages_fts (rowid, document) VALUES ($1, $2::tsvector)', [
-            m.id,
-            tsvectorText(`${subject} ${addresses} ${body}`),
-          ]);
+          // The tsvector that release stored (migration 029 keeps the same words as text).
+          await client.query(
+            "INSERT INTO messages_fts (rowid, document) VALUES ($1, array_to_tsvector(string_to_array($2, ' ')))",
+            [m.id, searchWordsText(`${subject} ${addresses} ${body}`)],
+          );
         }
       } finally {
         sqlite.close();

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { ConfigError } from '../../config.js';
 import { finishCompactPostgres } from '../compact-finish.js';
 import { knownMigrations, refuseUnknown } from '../migrate.js';
+import { finishSearchWords } from './search-words-upgrade.js';
 
 const migrationsDir = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
@@ -30,7 +31,8 @@ type Queryable = pg.Pool | pg.PoolClient | pg.Client;
  * together never migrate at once (the second waits, then finds nothing left to do), and a failed
  * migration leaves the schema as it was. A database carrying a migration this release does not
  * know is refused (ConfigError, one line) before anything is changed. Returns the files applied.
- * Then the last step of migration 017, where it is due (src/db/compact-finish.ts).
+ * Then the last steps of migrations 017 and 029, where they are due (src/db/compact-finish.ts,
+ * search-words-upgrade.ts).
  */
 export async function runPostgresMigrations(
   db: Queryable,
@@ -38,6 +40,7 @@ export async function runPostgresMigrations(
 ): Promise<string[]> {
   const applied = await applyMigrations(db, options);
   await finishCompactPostgres(db, MIGRATION_LOCK_KEY);
+  await finishSearchWords(db, MIGRATION_LOCK_KEY);
   return applied;
 }
 

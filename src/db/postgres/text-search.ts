@@ -5,26 +5,27 @@ const MAX_LEXEME_BYTES = 2046;
 /** A tsvector holds at most 1 MB; stop short of it (only a pathological text comes near). */
 const MAX_DOCUMENT_BYTES = 1_000_000;
 
-/** A word in the text form of tsvector and tsquery: quoted, quote and backslash doubled. */
+/** A word in the text form of a tsquery: quoted, quote and backslash doubled. */
 const quoted = (word: string) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 
 /**
- * The text form of the tsvector that indexes `text` on PostgreSQL: the words FTS5 makes of it,
- * as they are (no positions, no normalising by PostgreSQL: the words already are), so a cast
- * to tsvector is all PostgreSQL does. Words PostgreSQL cannot hold are left out, as its own
- * to_tsvector leaves them out.
+ * The words that index `text` on PostgreSQL (messages_fts.words, migration 029): the distinct
+ * words FTS5 makes of it, as they are (no positions, no normalising by PostgreSQL: the words
+ * already are), one space between them. FTS5 never makes a word with a space in it, so
+ * mailroom_search_document gets them back by splitting on spaces. Words PostgreSQL cannot hold
+ * in a tsvector are left out, as its own to_tsvector leaves them out.
  */
-export function tsvectorText(text: string): string {
-  const lexemes: string[] = [];
+export function searchWordsText(text: string): string {
+  const kept: string[] = [];
   let bytes = 0;
   for (const word of searchWordsOf(text)) {
     const size = Buffer.byteLength(word);
     if (size > MAX_LEXEME_BYTES) continue;
     bytes += size + 8;
     if (bytes > MAX_DOCUMENT_BYTES) break;
-    lexemes.push(quoted(word));
+    kept.push(word);
   }
-  return lexemes.join(' ');
+  return kept.join(' ');
 }
 
 /**
