@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { dkimKeyPairOf } from './mail/dkim-key.js';
 
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
@@ -115,6 +116,25 @@ export const settings = {
     default: undefined,
     secret: true,
     help: 'API key the first-start bootstrap creates, instead of a random one it prints (never printed or logged)',
+  },
+  dkimKey: {
+    env: 'MAILROOM_DKIM_KEY',
+    schema: z
+      .string()
+      .refine((pem) => dkimKeyPairOf(pem) !== null, 'must be an RSA private key of 1024 bits or more, in PEM')
+      .optional(),
+    default: undefined,
+    secret: true,
+    help: "RSA private key (PEM) the first-start bootstrap's domain signs outgoing mail with, instead of a new 2048-bit key: keep the DKIM key already published for the domain",
+  },
+  dkimSelector: {
+    env: 'MAILROOM_DKIM_SELECTOR',
+    schema: z
+      .string()
+      .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be a DNS label: letters, digits and -')
+      .optional(),
+    default: undefined,
+    help: "DKIM selector of the first-start bootstrap's domain (default: mr and the year and month it was made)",
   },
   publicUrl: {
     env: 'MAILROOM_PUBLIC_URL',

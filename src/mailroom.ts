@@ -286,7 +286,11 @@ async function bootstrap(
   given = deps.config.bootstrapKey,
 ): Promise<BootstrapResult> {
   const domain =
-    (await deps.store.domains.find(deps.config.domain)) ?? (await addDomain(deps, deps.config.domain));
+    (await deps.store.domains.find(deps.config.domain)) ??
+    (await addDomain(deps, deps.config.domain, undefined, {
+      ...(deps.config.dkimKey ? { privateKey: deps.config.dkimKey } : {}),
+      ...(deps.config.dkimSelector ? { selector: deps.config.dkimSelector } : {}),
+    }));
   const user = await addUser(deps, 'default', { admin: true });
   const inbox = await addLocalInbox(deps, `agent@${domain.name}`, user.id, 'Agent');
   const { key } = await createKey(deps, user.id, { name: 'bootstrap', ...(given ? { given } : {}) });

@@ -22,6 +22,9 @@ export interface MailroomSettings {
   domain?: string;
   bootstrap?: boolean;
   bootstrapKey?: string;
+  /** RSA private key (PEM) the bootstrap's domain signs with, instead of a new one. */
+  dkimKey?: string;
+  dkimSelector?: string;
   hostname?: string;
   /** This node's name among nodes sharing one PostgreSQL; default `<host name>-<pid>`. */
   nodeId?: string;

@@ -1,4 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { testDkimKey } from './test-dkim-key.js';
 import type { SendMailOptions } from 'nodemailer';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
@@ -61,7 +62,7 @@ export async function inProcessInbox(address: string, settings: ConfigOverrides 
     config: loadConfig({ dataDir: '/nonexistent', ...settings }),
     log: pino({ level: 'silent' }),
   });
-  await addDomain(deps, 'mailroom.test');
+  await addDomain(deps, 'mailroom.test', undefined, { privateKey: testDkimKey() });
   await addUser(deps, 'owner');
   const inbox = await addLocalInbox(deps, address, 'owner');
   const deliverRaw = (raw: string | Buffer, { to = [inbox], receivedAt }: Arrival = {}) =>

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { testDkimKey } from './test-dkim-key.js';
 import type { ChildProcess, ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +82,7 @@ export async function startServe(
       MAILROOM_SMTP_PORT: '0',
       MAILROOM_VERIFY_AUTH: 'false',
       MAILROOM_DB_SYNC: 'normal',
+      MAILROOM_DKIM_KEY: testDkimKey(),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

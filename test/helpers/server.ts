@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { testDkimKey } from './test-dkim-key.js';
 import os from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -79,6 +80,7 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
     dbSync: 'normal',
     logger: silent,
     webhookAllowPrivate: true,
+    dkimKey: testDkimKey(),
     ingestThread: false,
     parseThreads: 0,
     ...options,

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListEmailsQuery } from '../../src/contract/emails.js';
 import { Conflict, NotFound, ValidationFailed } from '../../src/mailbox/errors.js';
@@ -6,6 +7,7 @@ import {
   addLocalInbox,
   addUser,
   createKey,
+  dnsRecordsFor,
   domainView,
   listDomains,
   listInboxes,
@@ -53,6 +55,31 @@ describe('domains, users, inboxes and keys', () => {
 
     expect(await refusal(addDomain(box.deps, 'team.example'))).toBeInstanceOf(Conflict);
     expect(await refusal(addDomain(box.deps, 'not a domain'))).toBeInstanceOf(ValidationFailed);
+  });
+
+  it('keeps a DKIM key given for a domain, under its selector, and refuses one DKIM cannot sign with', async () => {
+    const rsa = (bits: number) =>
+      crypto.generateKeyPairSync('rsa', {
+        modulusLength: bits,
+        publicKeyEncoding: { type: 'spki', format: 'der' },
+        privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      });
+    const moved = rsa(1024);
+    const row = await addDomain(box.deps, 'moved.example', undefined, {
+      privateKey: moved.privateKey,
+      selector: 'legacy2019',
+    });
+    const dkim = dnsRecordsFor(row, 'mx.mailroom.test').find((r) => r.value.startsWith('v=DKIM1'));
+    expect(dkim).toMatchObject({
+      name: 'legacy2019._domainkey.moved.example',
+      value: `v=DKIM1; k=rsa; p=${moved.publicKey.toString('base64')}`,
+    });
+    const ed25519 = crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' });
+    for (const privateKey of [rsa(512).privateKey, ed25519.toString(), 'not a key'])
+      expect(await refusal(addDomain(box.deps, 'refused.example', undefined, { privateKey }))).toBeInstanceOf(
+        ValidationFailed,
+      );
+    expect(await box.deps.store.domains.find('refused.example')).toBeUndefined();
   });
 
   it('sets up a team: user, inbox, key; mail arrives and the key reads it, and lists never show the key', async () => {

@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { AdminDomain } from '../../contract/admin.js';
-import crypto from 'node:crypto';
+import { dkimKeyPairOf, newDkimKeyPair } from '../../mail/dkim-key.js';
 import type { MailboxDeps } from '../deps.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordInTransaction } from '../audit/audit-context.js';
@@ -51,17 +51,28 @@ export function domainView(domain: DomainRow, mailHost: string) {
   return { name: domain.name, dnsRecords: dnsRecordsFor(domain, mailHost), created_at: domain.created_at };
 }
 
-export async function addDomain(deps: MailboxDeps, name: string, audit?: AuditContext): Promise<DomainRow> {
+/** A domain's DKIM key given instead of a new one (MAILROOM_DKIM_KEY for the bootstrap's domain). */
+export interface GivenDkim {
+  /** RSA private key, PEM; checked by the setting that carries it (dkimKeyPairOf). */
+  privateKey?: string;
+  selector?: string;
+}
+
+export async function addDomain(
+  deps: MailboxDeps,
+  name: string,
+  audit?: AuditContext,
+  given: GivenDkim = {},
+): Promise<DomainRow> {
   const domain = name.trim().toLowerCase().replace(/\.$/, '');
   if (!DOMAIN_RE.test(domain))
     throw ValidationFailed.field('domain', `${JSON.stringify(name)} is not a domain name`);
   if (await deps.store.domains.find(domain)) throw new Conflict(`domain ${domain} already exists`);
-  const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  const selector = `mr${new Date().toISOString().slice(0, 7).replace('-', '')}`;
+  const keys = given.privateKey === undefined ? await newDkimKeyPair() : dkimKeyPairOf(given.privateKey);
+  if (!keys)
+    throw ValidationFailed.field('dkimKey', 'must be an RSA private key of 1024 bits or more, in PEM');
+  const { privateKey, publicKey } = keys;
+  const selector = given.selector ?? `mr${new Date().toISOString().slice(0, 7).replace('-', '')}`;
   const row: DomainRow = {
     name: domain,
     dkim_selector: selector,
