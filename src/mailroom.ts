@@ -218,8 +218,8 @@ export function createMailroom(options: MailroomOptions = {}): Mailroom {
         // The secret first (openDataDir loads it): the store seals with it, and the ingest thread
         // gets it with the config.
         opened = await openDataDir(config, log);
-        deps.ingest.start();
         deps.parser.start();
+        await deps.ingest.start();
       })();
       return opening;
     },

@@ -11,7 +11,7 @@ import { AuthThrottle } from './middleware/auth-throttle.js';
 import { jsonBody } from './middleware/json-body.js';
 import { HttpMetrics, recordHttpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
-import { apiRateCounter } from '../mailbox/limits/api-rate.js';
+import { apiRate } from '../mailbox/limits/api-rate.js';
 import { requestIds, requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { validateWholeRequests } from './middleware/validate-request.js';
@@ -96,8 +96,9 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const throttle = () => new AuthThrottle(deps.config.authFailureLimit, options.authFailureWindowMs);
   const apiThrottle = throttle();
   const throttled = apiThrottle.guard();
-  const authenticate = apiKeyAuth(apiThrottle);
-  const limiter = rateLimit(deps.config.rateLimit, apiRateCounter(deps));
+  const rate = apiRate(deps);
+  const authenticate = apiKeyAuth(apiThrottle, rate);
+  const limiter = rateLimit(deps.config.rateLimit, rate);
   const isPublic = (path: string) => path === '/api/v1/openapi.json';
   const cors = apiCors(deps.config.corsOrigins); // first: a preflight carries no key
   if (cors) api.use('*', cors);

@@ -66,6 +66,7 @@ export type MessageWithBody = MessageRow & MessageBody;
 
 export interface MessageFilter {
   inboxId: number;
+  /** One of inboxId's folders (it stands for the inbox in the statement). */
   folderId?: number;
   unread?: boolean;
   from?: string;
@@ -178,9 +179,14 @@ export class MessageStore {
     const likeOp = sql.raw(this.db.dialect.likeIgnoringCase);
     let q = this.db.kysely
       .selectFrom('messages')
-      .select([...LIST_COLUMNS, HAS_ATTACHMENT_ROWS.as('has_attachment_rows'), HAS_LABELS.as('has_labels')])
-      .where('inbox_id', '=', filter.inboxId);
-    if (filter.folderId !== undefined) q = q.where('folder_id', '=', filter.folderId);
+      .select([...LIST_COLUMNS, HAS_ATTACHMENT_ROWS.as('has_attachment_rows'), HAS_LABELS.as('has_labels')]);
+    // A folder is one inbox's: named alone, so that the engine walks the folder's (folder_id, uid)
+    // index. Beside inbox_id, SQLite (which keeps no statistics) walked the inbox's (inbox_id, uid)
+    // instead for some filters: a page of unread Drafts read every message of a large inbox.
+    q =
+      filter.folderId !== undefined
+        ? q.where('folder_id', '=', filter.folderId)
+        : q.where('inbox_id', '=', filter.inboxId);
     if (filter.unread !== undefined) q = q.where('seen', '=', filter.unread ? 0 : 1);
     if (filter.from) {
       const like = likePattern(filter.from);

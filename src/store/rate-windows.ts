@@ -8,6 +8,44 @@ export interface WindowCount {
   resetMs: number;
 }
 
+/** What the upsert of a hit answers. */
+export interface HitRow {
+  hits: number;
+  window_start: string;
+  now: string;
+}
+
+/**
+ * The upsert that counts a hit on `subject` (an SQL expression) in its `windowMs` window, read
+ * off the database's clock so nodes agree, and the parameters it takes after any in `subject`
+ * and `from`; `from` is the FROM clause of its one row (Dialect.fromAsyncCommit, with any table
+ * `subject` reads). A count lost in a crash lets a few more requests through: waiting for the
+ * disk on each request would cost more than the limit is worth, so its commit does not.
+ */
+export function hitStatement(
+  db: Db,
+  subject: string,
+  from: string,
+  windowMs: number,
+): { sql: string; params: number[] } {
+  const { clockPlusMs } = db.dialect;
+  const open = `rate_windows.window_start > ${clockPlusMs}`;
+  return {
+    sql: `INSERT INTO rate_windows (subject, window_start, hits)
+         SELECT ${subject}, ${clockPlusMs}, 1 ${from} WHERE true
+       ON CONFLICT (subject) DO UPDATE SET
+         hits = CASE WHEN ${open} THEN rate_windows.hits + 1 ELSE 1 END,
+         window_start = CASE WHEN ${open} THEN rate_windows.window_start ELSE excluded.window_start END
+       RETURNING hits, window_start, ${clockPlusMs} AS now`,
+    params: [0, -windowMs, -windowMs, 0],
+  };
+}
+
+/** The count a hit's row says. */
+export function windowCountOf(row: HitRow, windowMs: number): WindowCount {
+  return { hits: Number(row.hits), resetMs: Date.parse(row.window_start) + windowMs - Date.parse(row.now) };
+}
+
 /**
  * Fixed windows of limits the nodes share (migration 026): each hit is one upsert that starts a
  * new window when the last one has ended, read off the database's clock so nodes agree.
@@ -23,25 +61,8 @@ export class RateWindowStore {
   async hit(subject: string, windowMs: number): Promise<WindowCount> {
     if (this.db.perTransaction(INSIDE, () => true))
       throw new Error('a rate window is counted outside transactions');
-    const { clockPlusMs, fromAsyncCommit } = this.db.dialect;
-    const open = `rate_windows.window_start > ${clockPlusMs}`;
-    // A count lost in a crash lets a few more requests through; waiting for the disk on each
-    // request would cost more than the limit is worth.
-    const row = (await this.db.rawFirst<{ hits: number; window_start: string; now: string }>(
-      `INSERT INTO rate_windows (subject, window_start, hits)
-         SELECT ?, ${clockPlusMs}, 1 ${fromAsyncCommit} WHERE true
-       ON CONFLICT (subject) DO UPDATE SET
-         hits = CASE WHEN ${open} THEN rate_windows.hits + 1 ELSE 1 END,
-         window_start = CASE WHEN ${open} THEN rate_windows.window_start ELSE excluded.window_start END
-       RETURNING hits, window_start, ${clockPlusMs} AS now`,
-      subject,
-      0,
-      -windowMs,
-      -windowMs,
-      0,
-    ))!;
-    const resetMs = Date.parse(row.window_start) + windowMs - Date.parse(row.now);
-    return { hits: Number(row.hits), resetMs };
+    const hit = hitStatement(this.db, '?', this.db.dialect.fromAsyncCommit, windowMs);
+    return windowCountOf((await this.db.rawFirst<HitRow>(hit.sql, subject, ...hit.params))!, windowMs);
   }
 
   /** Forgets windows that started more than `olderThanMs` ago; returns how many. */

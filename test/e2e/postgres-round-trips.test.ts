@@ -157,6 +157,26 @@ describe('round trips on PostgreSQL', () => {
     expect(upper.status).toBe(200);
   });
 
+  it("counts a request against its key's rate limit in the key's own statement", async () => {
+    const account = encodeURIComponent(server.inbox);
+    const remaining: number[] = [];
+    const sent = await statementsOf(async () => {
+      for (let i = 0; i < 3; i++) {
+        const page = await server.api(`/emails?account=${account}&limit=1`);
+        expect(page.status).toBe(200);
+        remaining.push(Number(page.headers.get('ratelimit-remaining')));
+      }
+    });
+    // One round trip for the key and its count (beside the inbox's), then the page: not a second
+    // one in a row for the count. (Its last use is noted once a minute, apart.)
+    const texts = sent.map((s) => s.text).filter((t) => !/^\s*update "api_keys"/i.test(t));
+    const counts = texts.filter((t) => /insert into rate_windows/i.test(t));
+    expect(counts).toHaveLength(3);
+    for (const text of counts) expect(text).toMatch(/from "api_keys"/i);
+    // Counted as before: one request each.
+    expect(remaining).toEqual([remaining[0], remaining[0]! - 1, remaining[0]! - 2]);
+  });
+
   it("asks for a page's attachments and labels only for the mail that has some", async () => {
     const account = encodeURIComponent(server.inbox);
     const page = (sent: Sent[]) =>

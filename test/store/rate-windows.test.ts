@@ -26,3 +26,29 @@ describe('rate windows (the shared counts of a limit)', () => {
     expect(await rateWindows.prune(0)).toBeGreaterThan(0);
   });
 });
+
+describe("a key's look-up that counts its request (PostgreSQL)", () => {
+  it('counts in the window the key is limited by, and nothing for an unknown or revoked key', async ({
+    skip,
+  }) => {
+    const { deps } = box;
+    if (deps.store.db.engine !== 'postgres') return skip('SQLite counts API requests in memory');
+    const user = (await deps.store.users.list())[0]!;
+    const { row, key } = await deps.store.apiKeys.create(user.id, 'counted', {
+      inboxes: null,
+      permissions: ['read'],
+    });
+    const first = await deps.store.apiKeys.authenticateCounting(key, 60_000);
+    expect(first?.row).toMatchObject({ id: row.id, user_id: user.id, permissions: ['read'], inboxes: null });
+    expect(first?.count.hits).toBe(1);
+    expect(first?.count.resetMs).toBeGreaterThan(0);
+    expect(first?.count.resetMs).toBeLessThanOrEqual(60_000);
+    // The same window as a count made apart from the key (rateLimit's, for a stream token).
+    expect((await deps.store.rateWindows.hit(`key:${row.id}`, 60_000)).hits).toBe(2);
+    expect((await deps.store.apiKeys.authenticateCounting(key, 60_000))?.count.hits).toBe(3);
+    expect(await deps.store.apiKeys.authenticateCounting(`${key}x`, 60_000)).toBeUndefined();
+    await deps.store.apiKeys.revoke(row.id);
+    expect(await deps.store.apiKeys.authenticateCounting(key, 60_000)).toBeUndefined();
+    expect((await deps.store.rateWindows.hit(`key:${row.id}`, 60_000)).hits).toBe(4);
+  });
+});

@@ -4,14 +4,18 @@ import { authenticateKey, noteKeyUsed } from '../../mailbox/operations/key-auth.
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
+import type { ApiRate } from '../../mailbox/limits/api-rate.js';
+import type { KeyCaller } from '../../mailbox/caller.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * Bearer API key → the key's user and reach (the request's Caller). Same answer for missing, malformed, unknown and revoked keys;
- * each such answer counts against the client address in `throttle`.
+ * Bearer API key → the key's user and reach (the request's Caller), and on PostgreSQL the
+ * request counted in the key's rate window by the same statement (`rate`; rateLimit reads it).
+ * Same answer for missing, malformed, unknown and revoked keys; each such answer counts against
+ * the client address in `throttle`.
  */
-export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
+export function apiKeyAuth(throttle: AuthThrottle, rate: ApiRate): MiddlewareHandler<AppEnv> {
   const lastTouched = new Map<string, number>();
   return async (c, next) => {
     const token = streamTokenOf(c);
@@ -31,7 +35,7 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
     }
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const caller = match ? await authenticateKey(c.var.deps, match[1]!) : undefined;
+    const caller = match ? await authenticated(c, match[1]!) : undefined;
     if (!caller) {
       throttle.failed(c);
       c.header('WWW-Authenticate', 'Bearer');
@@ -45,6 +49,13 @@ export function apiKeyAuth(throttle: AuthThrottle): MiddlewareHandler<AppEnv> {
     c.set('caller', caller);
     return next();
   };
+
+  async function authenticated(c: Context<AppEnv>, key: string): Promise<KeyCaller | undefined> {
+    if (!rate.authenticate) return await authenticateKey(c.var.deps, key);
+    const found = await rate.authenticate(key);
+    if (found) c.set('rateCount', found.count);
+    return found?.caller;
+  }
 }
 
 /** The event stream is the one route a stream token opens, and only for a request without a key. */

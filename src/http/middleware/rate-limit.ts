@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { ApiRateCounter } from '../../mailbox/limits/api-rate.js';
+import type { ApiRate } from '../../mailbox/limits/api-rate.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
 
@@ -28,11 +28,13 @@ export function secondsLeft(start: number, windowMs: number, now: number): numbe
 
 /**
  * Fixed one-minute windows per API key, with IETF RateLimit-* headers and Retry-After on 429;
- * the counter (mailbox/limits/api-rate.ts) is shared by the nodes on PostgreSQL.
+ * the counter (mailbox/limits/api-rate.ts) is shared by the nodes on PostgreSQL, where the key's
+ * look-up counts the request (apiKeyAuth).
  */
-export function rateLimit(perMinute: number, count: ApiRateCounter): MiddlewareHandler<AppEnv> {
+export function rateLimit(perMinute: number, rate: ApiRate): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { hits, resetMs } = await count(c.var.caller.keyId);
+    // Counted already where the key was looked up (ApiRate.authenticate).
+    const { hits, resetMs } = c.var.rateCount ?? (await rate.count(c.var.caller.keyId));
     const reset = Math.max(1, Math.ceil(resetMs / 1000));
     setRateLimitHeaders(c, perMinute, perMinute - hits, reset);
     if (hits > perMinute) {

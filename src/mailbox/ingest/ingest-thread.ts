@@ -50,6 +50,10 @@ port.on('message', (message: IngestJob | 'close') => {
     );
 });
 
+// Loading this thread's modules takes a core for a second or more: the server listens once it is
+// done (mailroom.open), not while its first requests compete with it.
+port.postMessage('ready');
+
 /** A close that fails still ends the thread, with the error as before (the writer sees it). */
 async function close(): Promise<void> {
   try {

@@ -48,8 +48,12 @@ export class IngestWriter implements Ingest {
   /** `config` goes to the thread when it starts: by then it holds the secret. */
   constructor(private readonly config: Config) {}
 
-  start(): void {
+  /** Resolves when the thread is ready (its modules loaded, its connection open) or has exited. */
+  private started: Promise<void> = Promise.resolve();
+
+  start(): Promise<void> {
     if (!this.worker && !this.closing) this.worker = this.spawn();
+    return this.started;
   }
 
   async file(
@@ -105,7 +109,12 @@ export class IngestWriter implements Ingest {
 
   private spawn(): Worker {
     const worker = startThread('ingest-thread', this.config);
-    worker.on('message', (reply: IngestReply) => {
+    this.started = new Promise((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.on('message', (message: unknown) => message === 'ready' && resolve());
+    });
+    worker.on('message', (reply: IngestReply | 'ready') => {
+      if (reply === 'ready') return;
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
       this.pending.delete(reply.id);

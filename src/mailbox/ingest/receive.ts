@@ -81,8 +81,11 @@ export interface Ingest {
     parsed: ParsedEmail,
     folders: FolderRow[],
   ): Promise<Filed[]>;
-  /** Starts its thread (the server's open(), once the secret is loaded). */
-  start(): void;
+  /**
+   * Starts its thread (the server's open(), once the secret is loaded); resolves once it is ready
+   * to file, or has failed to start (it is then started again).
+   */
+  start(): Promise<void>;
   /** Lets what it holds finish for up to `graceMs`, then ends its thread. */
   close(graceMs?: number): Promise<void>;
 }
@@ -104,7 +107,7 @@ export const inlineIngest: Ingest = {
     deps.bus.publish(events);
     return filed;
   },
-  start() {},
+  start: async () => {},
   close: async () => {},
 };
 

@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Me } from '../../contract/keys.js';
 import type { ApiKeyRow } from '../../store/api-keys.js';
+import type { WindowCount } from '../../store/rate-windows.js';
 import type { KeyCaller } from '../caller.js';
 import { permissionsOf } from '../caller.js';
 import type { MailboxDeps } from '../deps.js';
@@ -10,6 +11,19 @@ import { MailroomError, mailroomErrorOf } from '../errors.js';
 export async function authenticateKey(deps: MailboxDeps, key: string): Promise<KeyCaller | undefined> {
   const row = await deps.store.apiKeys.authenticate(key);
   return row ? callerOfKey(row) : undefined;
+}
+
+/**
+ * authenticateKey, with the request counted in the key's API rate window by the same statement
+ * (PostgreSQL: see ApiRate.authenticate).
+ */
+export async function authenticateKeyCounting(
+  deps: MailboxDeps,
+  key: string,
+  windowMs: number,
+): Promise<{ caller: KeyCaller; count: WindowCount } | undefined> {
+  const found = await deps.store.apiKeys.authenticateCounting(key, windowMs);
+  return found && { caller: callerOfKey(found.row), count: found.count };
 }
 
 /** The caller a key makes: its user, and how far it reaches. */
