@@ -2,6 +2,7 @@ import v8 from 'node:v8';
 import type { Command } from 'commander';
 import { loadConfig, settings } from '../config.js';
 import type { ConfigOverrides } from '../config.js';
+import { collectWhenIdle } from '../mailbox/ingest/collect-when-idle.js';
 import { announce } from './banner.js';
 import { cliIo } from './io.js';
 
@@ -49,6 +50,9 @@ export function registerServe(program: Command): void {
 }
 
 /**
+ * A quiet server also collects once after each spell of work (collect-when-idle.ts): V8 kept the
+ * young generation it grew under load and the old generation's free pages otherwise.
+ *
  * Bulk work (an IMAP sync files hundreds of messages per transaction) makes V8 pretenure the
  * parser's objects: they are then made in the old generation, which V8 lets grow to up to 4x the
  * live heap before a full collection, so it fills with garbage and the Buffers it holds. Syncing
@@ -61,6 +65,7 @@ function limitHeapGrowth(percent: number): void {
   if (percent === 0) return;
   v8.setFlagsFromString('--no-allocation-site-pretenuring');
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+  collectWhenIdle();
 }
 
 /** Past the grace, stop() takes under 3 s (mailroom.ts); one more before the process gives up. */

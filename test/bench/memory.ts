@@ -9,10 +9,14 @@ const ROUND_MESSAGES = Number(process.env.BENCH_MEMORY_MESSAGES ?? 100_000);
 /** runIngest composes its messages before it starts the clock: batches keep the client small. */
 const BATCH = 10_000;
 const INBOX = 'agent@mailroom.test';
+/** Past src/mailbox/ingest/collect-when-idle.ts's quiet window and the timer's phase. */
+const QUIET_MS = 25_000;
 
 export interface MemoryRound {
   messages: number;
   rssMb: number;
+  /** Settled again after 25 s without traffic: each thread has collected once it went quiet. */
+  quietRssMb: number;
   peakRssMb: number;
   heapUsedMb: number;
   externalMb: number;
@@ -33,8 +37,10 @@ export async function runMemory(
   env: Record<string, string> = {},
   rounds = 2,
   nodeArgs: string[] = [],
+  /** The checkout whose build runs (`--baseline DIR`: an earlier build, in turn with this one). */
+  checkout?: string,
 ): Promise<MemoryRound[]> {
-  const server = await startMailroom(env, nodeArgs);
+  const server = await startMailroom(env, nodeArgs, checkout);
   const base = `http://127.0.0.1:${server.httpPort}`;
   const results: MemoryRound[] = [];
   try {
@@ -58,9 +64,12 @@ export async function runMemory(
       );
       const rssMb = await settledRss(server.process.pid!);
       const metrics = await (await fetch(`${base}/metrics`)).text();
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+      const quietRssMb = await settledRss(server.process.pid!);
       results.push({
         messages: received,
         rssMb,
+        quietRssMb,
         peakRssMb: statusMb(server.process.pid!, 'VmHWM'),
         heapUsedMb: metric(metrics, 'nodejs_heap_size_used_bytes') / 2 ** 20,
         externalMb: metric(metrics, 'nodejs_external_memory_bytes') / 2 ** 20,

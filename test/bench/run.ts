@@ -43,9 +43,9 @@ async function postgresUrl(): Promise<string> {
 const onPostgres = async () => startMailroom({ MAILROOM_DATABASE_URL: await postgresUrl() });
 
 /**
- * `--baseline DIR`: ingest and send also run the build of another checkout (an earlier commit,
- * built with `npm run build`), in alternating rounds with this one, so a change's cost is a ratio
- * taken in one run on the same machine.
+ * `--baseline DIR`: ingest, send and memory also run the build of another checkout (an earlier commit,
+ * built with `npm run build`), in alternating rounds with this one (memory: one server after
+ * this one's), so a change's cost is a ratio taken in one run on the same machine.
  */
 const baseline = process.argv.includes('--baseline')
   ? path.resolve(process.argv[process.argv.indexOf('--baseline') + 1] ?? '')
@@ -293,10 +293,10 @@ async function memory() {
   console.log(
     '\n## Memory: `mailroom serve` at default settings, rounds of messages of ~5 KB over 20 SMTP connections, then 300 first pages and 100 searches over HTTP',
   );
-  const print = async (engine: string, env: Record<string, string>) => {
-    for (const r of await runMemory(env)) {
+  const print = async (engine: string, env: Record<string, string>, checkout?: string) => {
+    for (const r of await runMemory(env, 2, [], checkout)) {
       console.log(
-        `${engine.padEnd(10)} ${String(r.messages).padStart(7)} messages: RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakRssMb)}), ` +
+        `${engine.padEnd(10)} ${String(r.messages).padStart(7)} messages: RSS ${fmt(r.rssMb)} MB, ${fmt(r.quietRssMb)} MB quiet (peak ${fmt(r.peakRssMb)}), ` +
           `heap ${fmt(r.heapUsedMb)} MB, external ${fmt(r.externalMb)} MB; ingest ${fmt(r.perSecond)} msg/s ` +
           `(server CPU ${r.cpuMsPerMessage.toFixed(2)} ms a message), ` +
           `first page p50 ${r.firstPage.p50.toFixed(2)} ms p99 ${r.firstPage.p99.toFixed(2)} ms, search p50 ${r.search.p50.toFixed(2)} ms`,
@@ -304,6 +304,7 @@ async function memory() {
     }
   };
   await print('SQLite', {});
+  if (baseline) await print('baseline', {}, baseline);
   if (withPostgres) await print('PostgreSQL', { MAILROOM_DATABASE_URL: await postgresUrl() });
   console.log('target: RSS under 150 MB after 100,000 messages, flat over the next 100,000');
 }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
 import { compiledSync } from './compiled.js';
 
 /**
@@ -8,6 +9,6 @@ import { compiledSync } from './compiled.js';
  * in every new thread (half the CPU of a thread's start, three threads per SQLite server).
  * test/mailbox/thread-start.test.ts still starts a thread the tsx way.
  */
-export function startThread(name: string, workerData: unknown): Worker {
-  return new Worker(compiledSync(`src/mailbox/ingest/${name}.ts`), { workerData });
+export function startThread(name: string, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
+  return new Worker(compiledSync(`src/mailbox/ingest/${name}.ts`), { workerData, resourceLimits });
 }

@@ -14,6 +14,7 @@ import { createStore } from '../../store/index.js';
 import { buildDeps } from '../runtime.js';
 import type { IngestJob, IngestReply } from './ingest-writer.js';
 import { expectThreadLookups, fileForEach } from './receive.js';
+import { collectWhenIdle } from './collect-when-idle.js';
 import { releaseAfterLarge } from './release-large.js';
 
 const config = workerData as Config;
@@ -29,6 +30,8 @@ const deps = buildDeps({
   log: pino({ level: 'silent' }),
 });
 const port = parentPort!;
+// The thread is Mailroom's own, so it follows the setting even in a process that embeds Mailroom.
+if (config.heapGrowthPercent !== 0) collectWhenIdle();
 
 port.on('message', (message: IngestJob | 'close') => {
   if (message === 'close') {
