@@ -43,7 +43,7 @@ export default defineConfig({
     reporters: ['default', './test/helpers/engine-summary.ts'],
     // More files at once than cores: most of a test's time is spent waiting on sockets, child
     // processes and timers (a quiet 2-core run used 1.4 cores on average with 2 workers).
-    maxWorkers: 4,
+    maxWorkers: 3,
     projects: [engine('sqlite', files.sqlite), engine('postgres', files.postgres)],
   },
 });
