@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { inTransaction, withClient } from './postgres/one-client.js';
+import type { Queryable } from './postgres/one-client.js';
 import type { SqliteDb } from './sqlite.js';
 
 /**
@@ -51,37 +52,24 @@ export function finishCompactSqlite(db: SqliteDb): boolean {
   });
 }
 
-type Queryable = pg.Pool | pg.PoolClient | pg.Client;
-
 /**
  * On PostgreSQL, as finishCompactSqlite: holding the migration lock (`lockKey`), so nodes
  * starting together take it once.
  */
 export async function finishCompactPostgres(db: Queryable, lockKey: bigint): Promise<boolean> {
-  const client = db instanceof pg.Pool ? await db.connect() : db;
-  const due = async () =>
-    (await client.query('SELECT 1 FROM settings WHERE key = $1', [COMPACT_MARK])).rowCount === 1 &&
-    (await client.query(LEFT_TO_CONVERT)).rowCount === 0;
-  try {
+  return withClient(db, async (client) => {
+    const due = async () =>
+      (await client.query('SELECT 1 FROM settings WHERE key = $1', [COMPACT_MARK])).rowCount === 1 &&
+      (await client.query(LEFT_TO_CONVERT)).rowCount === 0;
     if (!(await due())) return false;
-    await client.query('BEGIN');
-    try {
+    return inTransaction(client, async () => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey.toString()]);
-      if (!(await due())) {
-        await client.query('ROLLBACK');
-        return false;
-      }
+      if (!(await due())) return false;
       for (const table of OLD_TABLES) await client.query(`DROP TABLE IF EXISTS ${table}`);
       for (const column of OLD_COLUMNS)
         await client.query(`ALTER TABLE messages DROP COLUMN IF EXISTS ${column}`);
       await client.query('DELETE FROM settings WHERE key = $1', [COMPACT_MARK]);
-      await client.query('COMMIT');
       return true;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    }
-  } finally {
-    if (client !== db) (client as pg.PoolClient).release();
-  }
+    });
+  });
 }

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import type pg from 'pg';
 import { ConfigError } from '../../config.js';
 import { finishCompactPostgres } from '../compact-finish.js';
 import { knownMigrations, refuseUnknown } from '../migrate.js';
+import { inTransaction, withClient } from './one-client.js';
+import type { Queryable } from './one-client.js';
 import { finishSearchWords } from './search-words-upgrade.js';
 
 const migrationsDir = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
@@ -21,8 +23,6 @@ export interface PostgresMigrateOptions {
   /** Told once when another node holds the migration lock and this run waits for it. */
   onWait?: (message: string) => void;
 }
-
-type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 
 /**
  * Applies each migrations/postgres/NNN_name.sql not yet recorded in schema_migrations, in order,
@@ -47,13 +47,11 @@ export async function runPostgresMigrations(
 async function applyMigrations(db: Queryable, options: PostgresMigrateOptions): Promise<string[]> {
   const dir = options.dir ?? migrationsDir;
   const files = knownMigrations(dir);
-  const client = db instanceof pg.Pool ? await db.connect() : db;
-  try {
+  return withClient(db, async (client) => {
     // Without the lock first: a database already up to date (every start but the first after an
     // upgrade) is only read.
     if ((await pendingOf(client, files)).length === 0) return [];
-    await client.query('BEGIN');
-    try {
+    return inTransaction(client, async () => {
       await lock(client, options.onWait);
       await client.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at text NOT NULL)',
@@ -66,15 +64,9 @@ async function applyMigrations(db: Queryable, options: PostgresMigrateOptions): 
           new Date().toISOString(),
         ]);
       }
-      await client.query('COMMIT');
       return pending;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    }
-  } finally {
-    if (client !== db) (client as pg.PoolClient).release();
-  }
+    });
+  });
 }
 
 async function pendingOf(client: pg.ClientBase, files: string[]): Promise<string[]> {

@@ -1,4 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { inTransaction, withClient } from './one-client.js';
+import type { Queryable } from './one-client.js';
 
 /**
  * Migration 029 on PostgreSQL (migrations/postgres/029_search_words_text.sql): messages_fts rows
@@ -11,34 +13,8 @@ const BATCH_ROWS = 5000;
 /** The transaction-level advisory lock a batch holds: "mailword" in ASCII. */
 const CONVERSION_LOCK_KEY = 0x6d61696c776f7264n;
 
-type Queryable = pg.Pool | pg.PoolClient | pg.Client;
-
 export interface SearchWordsLog {
   info(message: string): void;
-}
-
-async function withClient<T>(
-  db: Queryable,
-  fn: (client: pg.PoolClient | pg.Client) => Promise<T>,
-): Promise<T> {
-  const client = db instanceof pg.Pool ? await db.connect() : db;
-  try {
-    return await fn(client);
-  } finally {
-    if (client !== db) (client as pg.PoolClient).release();
-  }
-}
-
-async function inTransaction<T>(client: pg.PoolClient | pg.Client, fn: () => Promise<T>): Promise<T> {
-  await client.query('BEGIN');
-  try {
-    const result = await fn();
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
 }
 
 const marked = async (client: pg.PoolClient | pg.Client) =>
