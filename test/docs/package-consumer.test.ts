@@ -11,8 +11,18 @@ const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as 
 const versionOf = (name: string, where = root) =>
   readJson(path.join(where, 'node_modules', name, 'package.json')).version as string;
 
-/** What the consumer installs besides the tarball, at the versions this repository has (so the npm cache has them). */
-const CONSUMER_DEV_DEPENDENCIES = ['vitest', 'typescript', '@types/node', 'nodemailer', '@types/nodemailer'];
+/**
+ * What the consumer installs besides the tarball, at the versions this repository has (so the npm
+ * cache has them): as `typescript`, the TypeScript 7 compiler this repository builds with (its
+ * `typescript` is TypeScript 6's API for the lint, package.json says why).
+ */
+const CONSUMER_DEV_DEPENDENCIES: Record<string, string> = {
+  vitest: 'vitest',
+  typescript: 'typescript-native',
+  '@types/node': '@types/node',
+  nodemailer: 'nodemailer',
+  '@types/nodemailer': '@types/nodemailer',
+};
 
 /** The child processes see no MAILROOM_* setting of this run. */
 const childEnv = Object.fromEntries(
@@ -43,7 +53,7 @@ describe('mailroom-server installed from its tarball in another project', { time
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-consumer-'));
     // The build's tsc is incremental: after `npm ci` (whose prepare built) it only checks.
     // The generated client types are checked against the served documents by client-types.test.ts.
-    await sh('npx', ['tsc', '-p', 'tsconfig.build.json'], root);
+    await sh('npm', ['run', '--silent', 'tsc', '--', '-p', 'tsconfig.build.json'], root);
     const packed = await sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root);
     const tarball = (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename;
     const pkg = readJson(path.join(root, 'package.json'));
@@ -56,7 +66,9 @@ describe('mailroom-server installed from its tarball in another project', { time
           type: 'module',
           devDependencies: {
             'mailroom-server': `file:./${tarball}`,
-            ...Object.fromEntries(CONSUMER_DEV_DEPENDENCIES.map((name) => [name, versionOf(name)])),
+            ...Object.fromEntries(
+              Object.entries(CONSUMER_DEV_DEPENDENCIES).map(([name, here]) => [name, versionOf(here)]),
+            ),
           },
           // The registry this runs against lags behind for a few of mailparser's dependencies, as for
           // this repository; better-sqlite3 pinned so the binary built here fits.
