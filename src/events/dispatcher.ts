@@ -33,8 +33,13 @@ export interface DispatcherOptions {
 /** The event type of `POST /webhooks/{id}/test`: one attempt, and it never changes the webhook. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 
-/** How long a claimed delivery stays claimed past the post's own timeout, should the process die. */
-const LEASE_SLACK_MS = 60_000;
+/**
+ * How long a claimed delivery stays claimed past the post's own timeout, should the process die:
+ * the post is aborted at its timeout, so all a live node still does after it is write the
+ * outcome. A late answer changes nothing (outcomes are kept only under their claim), and a
+ * receiver tells a second post of one event by its `webhook-id`.
+ */
+const LEASE_SLACK_MS = 15_000;
 
 /**
  * Drains `webhook_deliveries`: claims due rows, posts each event signed with the webhook's

@@ -142,7 +142,7 @@ describe('SMTP ingest over three nodes on one PostgreSQL, one killed mid-run', {
 
     // One email.received delivery for each row, whichever node committed it; the dispatchers'
     // claims are exclusive, so a POST twice is only one the killed node had made and not yet
-    // recorded, made again by another node once its lease ran out (webhook timeout + 60 s).
+    // recorded, made again by another node once its lease ran out (webhook timeout + 15 s).
     const deliveredFor = () => {
       const ids = new Map<number, Set<string>>();
       for (const r of hooks.delivered) {
