@@ -27,7 +27,9 @@ export function mayReach(ip: string, reach: Reach): boolean {
  * address out of reach (`address`, for the server log), or a name that did not resolve.
  */
 export type HostCheck =
-  { ok: true; addresses: string[] } | OutOfReach | { ok: false; why: 'unresolved'; error: Error };
+  | { ok: true; addresses: string[] }
+  | OutOfReach
+  | { ok: false; why: 'unresolved'; error: Error };
 
 export interface OutOfReach {
   ok: false;

@@ -62,7 +62,8 @@ export class InboxStore {
 
   async findByAddress(address: string): Promise<InboxRow | undefined> {
     return (await this.db.rawFirst('SELECT * FROM inboxes WHERE address = ?', address.toLowerCase())) as
-      InboxRow | undefined;
+      | InboxRow
+      | undefined;
   }
 
   async list(userId?: number): Promise<InboxRow[]> {

@@ -10,7 +10,7 @@ import type { Dovecot } from '../helpers/dovecot.js';
 import { rawMessage, startDovecot } from '../helpers/dovecot.js';
 import { largeMessage } from '../helpers/large-message.js';
 import { fillMaildir } from '../helpers/maildir.js';
-import { spawnServe } from '../helpers/serve-process.js';
+import { SERVE_THREADS, spawnServe } from '../helpers/serve-process.js';
 import type { ServeProcess } from '../helpers/serve-process.js';
 
 // Issue 17 finding 5: RSS grew ~200 MB while `mailroom serve` synced 20,000 small messages, most of
@@ -74,6 +74,8 @@ describe('RSS while `mailroom serve` syncs a big mailbox', { timeout: 300_000 },
       MAILROOM_DATA_DIR: dataDir,
       MAILROOM_ADMIN_TOKEN: ADMIN_TOKEN,
       MAILROOM_DB_SYNC: 'full',
+      // As a deployment runs: its memory includes the ingest thread and the parse threads.
+      ...SERVE_THREADS,
       ...env,
     });
     servers.push(server);

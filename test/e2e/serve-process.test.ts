@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServe } from '../helpers/serve-process.js';
+import { SERVE_THREADS, spawnServe } from '../helpers/serve-process.js';
 import type { ServeProcess } from '../helpers/serve-process.js';
 import { eventually } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -52,7 +52,7 @@ describe('mailroom serve as a process', { timeout: 300_000 }, () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('writes only JSON lines to stdout, one per request with its id, and the first key on stderr', async () => {
-    const serve = await spawnServe({ MAILROOM_DATA_DIR: dataDir });
+    const serve = await spawnServe({ ...SERVE_THREADS, MAILROOM_DATA_DIR: dataDir });
     let stopped: { code: number | null } | undefined;
     try {
       const key = keyOf(serve);
@@ -106,7 +106,7 @@ describe('mailroom serve as a process', { timeout: 300_000 }, () => {
   });
 
   it('says on a later start how to make a key, since the first one is not shown again', async () => {
-    const serve = await spawnServe({ MAILROOM_DATA_DIR: dataDir });
+    const serve = await spawnServe({ ...SERVE_THREADS, MAILROOM_DATA_DIR: dataDir });
     try {
       expect(serve.stderr()).not.toMatch(/mr_live_/);
       expect(serve.stderr()).toContain(`npx mailroom key create --user default --data-dir ${dataDir}`);
@@ -120,7 +120,11 @@ describe('mailroom serve as a process', { timeout: 300_000 }, () => {
     const ownDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-stop-'));
     const receiver = await WebhookReceiver.start();
     receiver.hang();
-    const serve = await spawnServe({ MAILROOM_DATA_DIR: ownDir, MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const serve = await spawnServe({
+      ...SERVE_THREADS,
+      MAILROOM_DATA_DIR: ownDir,
+      MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     try {
       const key = keyOf(serve);
       const hook = await fetch(`${serve.baseUrl}/api/v1/webhooks`, {
@@ -168,6 +172,7 @@ describe('mailroom serve as a process', { timeout: 300_000 }, () => {
     fs.writeFileSync(path.join(secrets, 'key'), `${key}\n`);
     fs.writeFileSync(path.join(secrets, 'token'), `${token}\n`);
     const serve = await spawnServe({
+      ...SERVE_THREADS,
       MAILROOM_DATA_DIR: ownDir,
       MAILROOM_BOOTSTRAP_KEY_FILE: path.join(secrets, 'key'),
       MAILROOM_ADMIN_TOKEN_FILE: path.join(secrets, 'token'),

@@ -63,8 +63,6 @@ export async function startCluster(
       MAILROOM_BOOTSTRAP_KEY: KEY,
       MAILROOM_NODE_ID: id,
       MAILROOM_ADMIN_TOKEN: ADMIN_TOKEN,
-      MAILROOM_INGEST_THREAD: 'false',
-      MAILROOM_PARSE_THREADS: '0',
       ...env,
     });
     const call = async (url: string, token: string, init: { method?: string; body?: unknown }) => {

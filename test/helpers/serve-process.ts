@@ -21,8 +21,13 @@ export interface ServeProcess {
 /**
  * `mailroom serve` as its own process, compiled from the current sources like the CLI tests, with only
  * PATH and `env` in its environment and `flags` on its command line. Resolves once its `mailroom
- * started` log line and its banner are out.
+ * started` log line and its banner are out. Without the ingest and parse threads, like the
+ * in-process test servers, unless `env` asks for them (a thread loads the server's modules again:
+ * a start and stop took ~3.7 CPU-s with them, ~2.7 without); a test about them says so.
  */
+/** The threads `mailroom serve` runs with by default, for a test whose subject is the real process. */
+export const SERVE_THREADS = { MAILROOM_INGEST_THREAD: 'true', MAILROOM_PARSE_THREADS: '2' };
+
 export async function spawnServe(env: Record<string, string>, flags: string[] = []): Promise<ServeProcess> {
   const child = await startServe(env, flags);
   let out = '';
@@ -83,6 +88,8 @@ export async function startServe(
       MAILROOM_VERIFY_AUTH: 'false',
       MAILROOM_DB_SYNC: 'normal',
       MAILROOM_DKIM_KEY: testDkimKey(),
+      MAILROOM_INGEST_THREAD: 'false',
+      MAILROOM_PARSE_THREADS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -70,7 +70,8 @@ export function listAllAudit(deps: MailboxDeps, filter: AuditFilter): Promise<Au
 }
 
 export type AuditVerdict =
-  { whole: true; records: number } | { whole: false; records: number; firstBad: string };
+  | { whole: true; records: number }
+  | { whole: false; records: number; firstBad: string };
 
 const VERIFY_PAGE = 1000;
 
