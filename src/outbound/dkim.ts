@@ -1,4 +1,3 @@
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import type { DkimKey } from '../store/domains.js';
 
 /**
@@ -11,6 +10,8 @@ import type { DkimKey } from '../store/domains.js';
  * receiver ("bad signature"). Under load that was about one message in a hundred.
  */
 export async function signWithDkim(raw: Buffer, key: DkimKey): Promise<Buffer> {
+  // Loaded with the first message sent (see checkAuthentication).
+  const { dkimSign } = await import('mailauth/lib/dkim/sign.js');
   const { signatures, errors } = (await dkimSign(raw, {
     canonicalization: 'relaxed/relaxed',
     algorithm: 'rsa-sha256',
