@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
 import { engineFiles, listTestFiles } from './test/engines.js';
+import SlowFirstSequencer from './test/helpers/slow-first-sequencer.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 // Folders of test files that are not part of the run: the benchmarks run on their own, and
@@ -44,6 +45,8 @@ export default defineConfig({
     // More files at once than cores: most of a test's time is spent waiting on sockets, child
     // processes and timers (a quiet 2-core run used 1.4 cores on average with 2 workers).
     maxWorkers: 3,
+    // The known-long files first (a run without vitest's cache orders by file size).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [engine('sqlite', files.sqlite), engine('postgres', files.postgres)],
   },
 });

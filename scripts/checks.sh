@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
+names=(typecheck lint format openapi)
 checks=(
   # TypeScript 7's compiler (package.json: typescript-native); one checker thread, since the tests
   # beside it keep both cores busy (4 threads took twice the CPU for the same answer).
@@ -18,13 +19,20 @@ checks=(
   # The OpenAPI documents as served, linted offline (no telemetry, no update check): 0 problems.
   "npx tsx scripts/openapi-dump.ts >/dev/null && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint"
 )
-# --one-at-a-time: on one core, leaving the other to whatever runs beside (.ci/run: SQLite's compile).
+# Arguments: --one-at-a-time runs them on one core, leaving the other to whatever runs beside
+# (.ci/run: SQLite's compile); names (typecheck lint format openapi) run only those.
+one_at_a_time=false
+only=" "
+for arg in "$@"; do
+  if [ "$arg" = --one-at-a-time ]; then one_at_a_time=true; else only+="$arg "; fi
+done
 status=()
 pids=()
 for i in "${!checks[@]}"; do
+  if [ "$only" != " " ] && [[ "$only" != *" ${names[$i]} "* ]]; then status[i]=0; continue; fi
   bash -c "${checks[$i]}" >".tmp/check-$i.log" 2>&1 &
-  pids+=($!)
-  if [ "${1:-}" = --one-at-a-time ]; then
+  pids[i]=$!
+  if $one_at_a_time; then
     wait "${pids[$i]}"
     status[i]=$?
   fi
