@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import { dkimKeyPairOf } from './mail/dkim-key.js';
+import { DKIM_KEY_RULE, dkimKeyPairOf } from './mail/dkim-key.js';
 
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
@@ -121,7 +121,7 @@ export const settings = {
     env: 'MAILROOM_DKIM_KEY',
     schema: z
       .string()
-      .refine((pem) => dkimKeyPairOf(pem) !== null, 'must be an RSA private key of 1024 bits or more, in PEM')
+      .refine((pem) => dkimKeyPairOf(pem) !== null, DKIM_KEY_RULE)
       .optional(),
     default: undefined,
     secret: true,

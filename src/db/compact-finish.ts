@@ -1,4 +1,4 @@
-import { inTransaction, withClient } from './postgres/one-client.js';
+import { onceWhenDue } from './postgres/one-client.js';
 import type { Queryable } from './postgres/one-client.js';
 import type { SqliteDb } from './sqlite.js';
 
@@ -57,19 +57,17 @@ export function finishCompactSqlite(db: SqliteDb): boolean {
  * starting together take it once.
  */
 export async function finishCompactPostgres(db: Queryable, lockKey: bigint): Promise<boolean> {
-  return withClient(db, async (client) => {
-    const due = async () =>
+  return onceWhenDue(
+    db,
+    lockKey,
+    async (client) =>
       (await client.query('SELECT 1 FROM settings WHERE key = $1', [COMPACT_MARK])).rowCount === 1 &&
-      (await client.query(LEFT_TO_CONVERT)).rowCount === 0;
-    if (!(await due())) return false;
-    return inTransaction(client, async () => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey.toString()]);
-      if (!(await due())) return false;
+      (await client.query(LEFT_TO_CONVERT)).rowCount === 0,
+    async (client) => {
       for (const table of OLD_TABLES) await client.query(`DROP TABLE IF EXISTS ${table}`);
       for (const column of OLD_COLUMNS)
         await client.query(`ALTER TABLE messages DROP COLUMN IF EXISTS ${column}`);
       await client.query('DELETE FROM settings WHERE key = $1', [COMPACT_MARK]);
-      return true;
-    });
-  });
+    },
+  );
 }

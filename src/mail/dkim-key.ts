@@ -13,6 +13,9 @@ const generateKeyPair = promisify(crypto.generateKeyPair);
 /** Keys shorter than this sign nothing a receiver still trusts. */
 const MIN_BITS = 1024;
 
+/** What a DKIM key given here must be (dkimKeyPairOf), as the setting and the verb say it. */
+export const DKIM_KEY_RULE = `must be an RSA private key of ${MIN_BITS} bits or more, in PEM`;
+
 /**
  * A new 2048-bit RSA key for a domain's DKIM signatures. Made on libuv's thread pool: its
  * 100-300 ms of CPU do not hold up the requests the process is serving meanwhile.

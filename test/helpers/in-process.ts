@@ -62,7 +62,7 @@ export async function inProcessInbox(address: string, settings: ConfigOverrides 
     config: loadConfig({ dataDir: '/nonexistent', ...settings }),
     log: pino({ level: 'silent' }),
   });
-  await addDomain(deps, 'mailroom.test', undefined, { privateKey: testDkimKey() });
+  await addDomain(deps, 'mailroom.test', undefined, { privateKey: await testDkimKey() });
   await addUser(deps, 'owner');
   const inbox = await addLocalInbox(deps, address, 'owner');
   const deliverRaw = (raw: string | Buffer, { to = [inbox], receivedAt }: Arrival = {}) =>

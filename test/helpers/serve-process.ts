@@ -18,6 +18,9 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
+/** The threads `mailroom serve` runs with by default, for a test whose subject is the real process. */
+export const SERVE_THREADS = { MAILROOM_INGEST_THREAD: 'true', MAILROOM_PARSE_THREADS: '2' };
+
 /**
  * `mailroom serve` as its own process, compiled from the current sources like the CLI tests, with only
  * PATH and `env` in its environment and `flags` on its command line. Resolves once its `mailroom
@@ -25,9 +28,6 @@ export interface ServeProcess {
  * in-process test servers, unless `env` asks for them (a thread loads the server's modules again:
  * a start and stop took ~3.7 CPU-s with them, ~2.7 without); a test about them says so.
  */
-/** The threads `mailroom serve` runs with by default, for a test whose subject is the real process. */
-export const SERVE_THREADS = { MAILROOM_INGEST_THREAD: 'true', MAILROOM_PARSE_THREADS: '2' };
-
 export async function spawnServe(env: Record<string, string>, flags: string[] = []): Promise<ServeProcess> {
   const child = await startServe(env, flags);
   let out = '';
@@ -87,7 +87,7 @@ export async function startServe(
       MAILROOM_SMTP_PORT: '0',
       MAILROOM_VERIFY_AUTH: 'false',
       MAILROOM_DB_SYNC: 'normal',
-      MAILROOM_DKIM_KEY: testDkimKey(),
+      MAILROOM_DKIM_KEY: await testDkimKey(),
       MAILROOM_INGEST_THREAD: 'false',
       MAILROOM_PARSE_THREADS: '0',
       ...env,

@@ -80,7 +80,7 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
     dbSync: 'normal',
     logger: silent,
     webhookAllowPrivate: true,
-    dkimKey: testDkimKey(),
+    dkimKey: await testDkimKey(),
     ingestThread: false,
     parseThreads: 0,
     ...options,

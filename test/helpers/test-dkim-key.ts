@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
+import { newDkimKeyPair } from '../../src/mail/dkim-key.js';
 
-let pem: string | undefined;
+let pem: Promise<string> | undefined;
 
 /**
  * One DKIM key (RSA 2048, as a new domain gets) for every test server and in-process mailbox of
@@ -8,11 +8,7 @@ let pem: string | undefined;
  * it the largest part of starting a test server. Tests about a new domain's key add the domain
  * without one (test/mailbox/admin.test.ts).
  */
-export function testDkimKey(): string {
-  pem ??= crypto.generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  }).privateKey;
+export function testDkimKey(): Promise<string> {
+  pem ??= newDkimKeyPair().then((pair) => pair.privateKey);
   return pem;
 }

@@ -28,3 +28,25 @@ export async function inTransaction<T>(client: pg.PoolClient | pg.Client, fn: ()
     throw error;
   }
 }
+
+/**
+ * A last step of a migration, taken once: when `due` holds, in a transaction holding the
+ * advisory lock `lockKey` and with `due` checked again under it, so nodes starting together take
+ * it once. Answers whether this call took it.
+ */
+export async function onceWhenDue(
+  db: Queryable,
+  lockKey: bigint,
+  due: (client: pg.PoolClient | pg.Client) => Promise<boolean>,
+  step: (client: pg.PoolClient | pg.Client) => Promise<void>,
+): Promise<boolean> {
+  return withClient(db, async (client) => {
+    if (!(await due(client))) return false;
+    return inTransaction(client, async () => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey.toString()]);
+      if (!(await due(client))) return false;
+      await step(client);
+      return true;
+    });
+  });
+}

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction, withClient } from './one-client.js';
+import { inTransaction, onceWhenDue, withClient } from './one-client.js';
 import type { Queryable } from './one-client.js';
 
 /**
@@ -22,8 +22,8 @@ const marked = async (client: pg.PoolClient | pg.Client) =>
 
 /**
  * Rewrites the rows written before migration 029, oldest first, in batches of BATCH_ROWS (the
- * GIN index on the words takes them as they come), each one transaction (the words are the document's own lexemes: nothing is tokenized again), with a
- * line in the log after each. A start stopped half way goes on with the rows still without words;
+ * GIN index on the words takes them as they come), each one transaction (the words are the
+ * document's own lexemes: nothing is tokenized again), with a line in the log after each. A start stopped half way goes on with the rows still without words;
  * nodes starting together take turns batch by batch. Then finishSearchWords. Answers how many
  * rows it converted (0 once done).
  */
@@ -71,18 +71,16 @@ export async function convertSearchWords(
  * takes it with its migrations. Answers whether it took it.
  */
 export async function finishSearchWords(db: Queryable, lockKey: bigint): Promise<boolean> {
-  return withClient(db, async (client) => {
-    const due = async () =>
+  return onceWhenDue(
+    db,
+    lockKey,
+    async (client) =>
       (await marked(client)) &&
-      (await client.query('SELECT 1 FROM messages_fts WHERE words IS NULL LIMIT 1')).rowCount === 0;
-    if (!(await due())) return false;
-    return inTransaction(client, async () => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey.toString()]);
-      if (!(await due())) return false;
+      (await client.query('SELECT 1 FROM messages_fts WHERE words IS NULL LIMIT 1')).rowCount === 0,
+    async (client) => {
       await client.query('ALTER TABLE messages_fts DROP COLUMN IF EXISTS document');
       await client.query('ALTER TABLE messages_fts ALTER COLUMN words SET NOT NULL');
       await client.query('DELETE FROM settings WHERE key = $1', [SEARCH_WORDS_MARK]);
-      return true;
-    });
-  });
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { AdminDomain } from '../../contract/admin.js';
-import { dkimKeyPairOf, newDkimKeyPair } from '../../mail/dkim-key.js';
+import { DKIM_KEY_RULE, dkimKeyPairOf, newDkimKeyPair } from '../../mail/dkim-key.js';
 import type { MailboxDeps } from '../deps.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordInTransaction } from '../audit/audit-context.js';
@@ -69,8 +69,7 @@ export async function addDomain(
     throw ValidationFailed.field('domain', `${JSON.stringify(name)} is not a domain name`);
   if (await deps.store.domains.find(domain)) throw new Conflict(`domain ${domain} already exists`);
   const keys = given.privateKey === undefined ? await newDkimKeyPair() : dkimKeyPairOf(given.privateKey);
-  if (!keys)
-    throw ValidationFailed.field('dkimKey', 'must be an RSA private key of 1024 bits or more, in PEM');
+  if (!keys) throw ValidationFailed.field('dkimKey', DKIM_KEY_RULE);
   const { privateKey, publicKey } = keys;
   const selector = given.selector ?? `mr${new Date().toISOString().slice(0, 7).replace('-', '')}`;
   const row: DomainRow = {
