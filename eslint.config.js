@@ -26,17 +26,6 @@ export default tseslint.config(
     },
   },
   {
-    // The store is async: a store or mailbox call left without await runs out of order, and a
-    // promise in a condition is always true. These need the types, so they read tsconfig.
-    files: ['src/**/*.ts', 'src/**/*.tsx', 'test/**/*.ts'],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
-    rules: {
-      '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
-      '@typescript-eslint/await-thenable': 'error',
-    },
-  },
-  {
     // The doors call mailbox verbs, never the store (ARCHITECTURE rule 9): its row types may be
     // named, nothing of it run. db/ (the engine: open, back up, copy a file) stays open to the CLI.
     files: ['src/{http,cli,smtp,dashboard,mcp,embed}/**/*.{ts,tsx}'],
