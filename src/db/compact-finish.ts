@@ -1,4 +1,3 @@
-import { onceWhenDue } from './postgres/one-client.js';
 import type { Queryable } from './postgres/one-client.js';
 import type { SqliteDb } from './sqlite.js';
 
@@ -57,6 +56,8 @@ export function finishCompactSqlite(db: SqliteDb): boolean {
  * starting together take it once.
  */
 export async function finishCompactPostgres(db: Queryable, lockKey: bigint): Promise<boolean> {
+  // Loaded here: SQLite's migrations import this file, and pg loads only for PostgreSQL.
+  const { onceWhenDue } = await import('./postgres/one-client.js');
   return onceWhenDue(
     db,
     lockKey,

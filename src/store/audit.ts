@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/connection.js';
-import { EVENT_APPEND_LOCK_KEY } from '../db/postgres/db.js';
+import { EVENT_APPEND_LOCK_KEY } from '../db/postgres/lock-keys.js';
 import type { AuditLogTable } from '../db/schema.js';
 import { sha256Hex } from './ids.js';
 

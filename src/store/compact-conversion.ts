@@ -6,7 +6,7 @@ import {
   finishCompactSqlite,
 } from '../db/compact-finish.js';
 import type { Db } from '../db/connection.js';
-import { MIGRATION_LOCK_KEY } from '../db/postgres/migrate.js';
+import { MIGRATION_LOCK_KEY } from '../db/postgres/lock-keys.js';
 import type { PostgresDb } from '../db/postgres/db.js';
 import type { SqliteDb } from '../db/sqlite.js';
 import { listColumnsOf, storedPreview } from '../mail/list-columns.js';

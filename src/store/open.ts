@@ -6,9 +6,7 @@ import { dataDirProblem } from '../db/data-dir-errors.js';
 import { SECRET_FILE } from '../db/file-modes.js';
 import { openDatabase } from '../db/open.js';
 import type { PostgresDb } from '../db/postgres/db.js';
-import { MIGRATION_LOCK_KEY } from '../db/postgres/migrate.js';
-import { openPostgres } from '../db/postgres/open.js';
-import { convertSearchWords } from '../db/postgres/search-words-upgrade.js';
+import { MIGRATION_LOCK_KEY } from '../db/postgres/lock-keys.js';
 import { loadOrCreateSecret } from '../secret.js';
 import { createStore } from './index.js';
 import type { Store } from './index.js';
@@ -45,8 +43,13 @@ export async function openDataDir(config: Config, log: OpenLog): Promise<{ db: D
  */
 export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db; store: Store }> {
   if (!config.secret) throw new Error('MAILROOM_SECRET must be loaded before the store opens');
+  // The PostgreSQL driver loads only for a PostgreSQL database (docs/decisions/memory.md).
   const db: Db = config.databaseUrl
-    ? await openPostgres(config.databaseUrl, { onWait: (m) => log.warn(m) })
+    ? await (
+        await import('../db/postgres/open.js')
+      ).openPostgres(config.databaseUrl, {
+        onWait: (m) => log.warn(m),
+      })
     : openDatabase({
         file: config.dbFile,
         synchronous: config.dbSync,
@@ -64,7 +67,10 @@ export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db;
     const reindexed = await rebuildOldSearchRows(db);
     if (reindexed > 0)
       log.info(`rebuilt the full-text index of ${reindexed} message(s) written by an older version`);
-    if (db.engine === 'postgres') await convertSearchWords((db as PostgresDb).pool, MIGRATION_LOCK_KEY, log);
+    if (db.engine === 'postgres') {
+      const { convertSearchWords } = await import('../db/postgres/search-words-upgrade.js');
+      await convertSearchWords((db as PostgresDb).pool, MIGRATION_LOCK_KEY, log);
+    }
   } catch (error) {
     await db.close();
     if (error instanceof SealedValueUnreadable) throw wrongSecret(config, db.name);

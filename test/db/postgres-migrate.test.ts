@@ -6,7 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { knownMigrations } from '../../src/db/migrate.js';
-import { MIGRATION_LOCK_KEY, runPostgresMigrations } from '../../src/db/postgres/migrate.js';
+import { MIGRATION_LOCK_KEY } from '../../src/db/postgres/lock-keys.js';
+import { runPostgresMigrations } from '../../src/db/postgres/migrate.js';
 import type { PostgresDatabases } from '../helpers/postgres.js';
 import { testPostgres } from '../helpers/test-postgres.js';
 

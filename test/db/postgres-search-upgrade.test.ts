@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_LOCK_KEY } from '../../src/db/postgres/migrate.js';
+import { MIGRATION_LOCK_KEY } from '../../src/db/postgres/lock-keys.js';
 import { openPostgres } from '../../src/db/postgres/open.js';
 import { convertSearchWords } from '../../src/db/postgres/search-words-upgrade.js';
 import { MessageStore } from '../../src/store/messages.js';

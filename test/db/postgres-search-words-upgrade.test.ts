@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_LOCK_KEY } from '../../src/db/postgres/migrate.js';
+import { MIGRATION_LOCK_KEY } from '../../src/db/postgres/lock-keys.js';
 import { openPostgres } from '../../src/db/postgres/open.js';
 import { convertSearchWords } from '../../src/db/postgres/search-words-upgrade.js';
 import { tsqueryText } from '../../src/db/postgres/text-search.js';

@@ -9,10 +9,11 @@ import type { ServeProcess } from '../helpers/serve-process.js';
 const KEY = `mr_live_${'l'.repeat(40)}`;
 
 /**
- * A server loads what an external inbox, an MCP client or a message's authentication needs when
- * one first comes, not at start: imapflow, the MCP SDK and mailauth were ~1.1 CPU-s of every
- * start (and every `mailroom` command) and ~15 MB of heap. A resolve hook in the `serve` process
- * logs every module it loads.
+ * A server loads what an external inbox, an MCP client, a message's authentication or the
+ * dashboard's reader needs when one first comes, not at start: imapflow, the MCP SDK and mailauth
+ * were ~1.1 CPU-s of every start (and every `mailroom` command) and ~15 MB of heap, sanitize-html
+ * ~2 MB; and a server on SQLite never loads the PostgreSQL driver (~3 MB). A resolve hook in the
+ * `serve` process logs every module it loads.
  */
 describe('modules a server loads only when they are first needed', { timeout: 120_000 }, () => {
   let dir: string;
@@ -53,9 +54,9 @@ describe('modules a server loads only when they are first needed', { timeout: 12
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('starts without imapflow, the MCP SDK or mailauth, and loads the MCP SDK with the first MCP request', async () => {
+  it('starts without imapflow, the MCP SDK, mailauth, sanitize-html or pg, and loads the MCP SDK with the first MCP request', async () => {
     expect(loaded()).toMatch(/\/node_modules\/kysely\//);
-    for (const name of ['imapflow', '@modelcontextprotocol/sdk', 'mailauth'])
+    for (const name of ['imapflow', '@modelcontextprotocol/sdk', 'mailauth', 'sanitize-html', 'pg'])
       expect(loaded(), name).not.toContain(`/node_modules/${name}/`);
 
     const res = await fetch(`${serve.baseUrl}/mcp`, {

@@ -5,21 +5,15 @@ import type { Session } from '../../mailbox/operations/sign-in.js';
 import type { EmailView } from '../../mailbox/reading/email-view.js';
 import { listFolders, readAttachment, readEmail, readRaw, readThread } from '../../mailbox/reading/read.js';
 import { Csrf, PostButton, htmlOf, noticeOf, problemOf, renderPage, when } from '../render.js';
-import {
-  cidReferences,
-  hasRemoteImages,
-  inlineCidImages,
-  inlineImageType,
-  mailBodyCsp,
-  mailDocument,
-  sanitizeMailHtml,
-} from '../safe-html.js';
 import type { DashContext } from '../session.js';
 import { signedIn } from '../session.js';
 import { DeliveryStatuses } from './mail-delivery.js';
 import { LabelChip, MessageRow, messageUrl, q } from './mail-parts.js';
 import { SpamVerdict } from './mail-spam.js';
 import { ScreeningFindings, ScreeningVerdict } from './mail-screening.js';
+
+/** The HTML sanitiser, loaded when a message is first read (sanitize-html: ~2 MB of heap a server need not hold). */
+const safeHtml = () => import('../safe-html.js');
 
 /** Inline images larger than this together are left out of the document (a link to each remains). */
 const INLINE_IMAGES_MAX_BYTES = 5 * 1024 * 1024;
@@ -62,6 +56,7 @@ async function readerPage(c: DashContext, session: Session, account: string, ema
   const unread = !email.flags.includes('\\Seen');
   const flagged = email.flags.includes('\\Flagged');
   const hasHtml = (email.html ?? '') !== '';
+  const { hasRemoteImages, sanitizeMailHtml } = await safeHtml();
   const remote = hasHtml && hasRemoteImages(sanitizeMailHtml(email.html!));
   const ref = { account, uid: email.uid };
   const action = (name: string, label: string) => (
@@ -308,6 +303,8 @@ export function registerMailRead(app: Hono<AppEnv>): void {
       const account = c.req.query('account') ?? '';
       const uid = uidOf(c);
       const email = await readEmail(c.var.deps, session.caller, account, uid);
+      const { cidReferences, inlineCidImages, inlineImageType, mailBodyCsp, mailDocument, sanitizeMailHtml } =
+        await safeHtml();
       let body = sanitizeMailHtml(email.html ?? '');
       const urls = new Map<string, string>();
       let budget = INLINE_IMAGES_MAX_BYTES;

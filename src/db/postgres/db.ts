@@ -1,3 +1,4 @@
+import { EVENT_APPEND_LOCK_KEY } from './lock-keys.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Compilable, Insertable, Kysely } from 'kysely';
 import pg from 'pg';
@@ -32,15 +33,6 @@ const GENERATED_KEY: Partial<Record<keyof Database, string>> = {
   webhook_attempts: 'id',
   address_lists: 'id',
 };
-
-/**
- * Held from an event's insert to its commit: `events.seq` is handed out at insert, so without it
- * a transaction could commit seq 11 before another commits seq 10, and a reader that has seen 11
- * would never see 10. EventStore.append inserts at the end of its transaction (writeAtCommit), so
- * this is the last lock any transaction takes: held for the shortest time, and never held while
- * waiting for a row lock (which could deadlock). "events" in ASCII.
- */
-export const EVENT_APPEND_LOCK_KEY = '435459072627';
 
 const INT8 = 20;
 const NUMERIC = 1700;

@@ -10,8 +10,7 @@ import { finishSearchWords } from './search-words-upgrade.js';
 
 const migrationsDir = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
 
-/** The transaction-level advisory lock a migration run holds: "mailroom" in ASCII. */
-export const MIGRATION_LOCK_KEY = 0x6d61696c726f6f6dn;
+import { MIGRATION_LOCK_KEY } from './lock-keys.js';
 
 /** How long a start waits for another node's migration before giving up. */
 const LOCK_WAIT = '5min';

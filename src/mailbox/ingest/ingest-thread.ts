@@ -8,7 +8,6 @@ import pino from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { openDatabase } from '../../db/open.js';
-import { PostgresDb } from '../../db/postgres/db.js';
 import type { EventRow } from '../../store/events.js';
 import { createStore } from '../../store/index.js';
 import { buildDeps } from '../runtime.js';
@@ -20,8 +19,9 @@ import { releaseAfterLarge } from './release-large.js';
 const config = workerData as Config;
 if (!config.secret) throw new Error('the ingest thread starts after MAILROOM_SECRET is loaded');
 // The main thread has applied the migrations by now. One batch at a time: two connections suffice.
+// The PostgreSQL driver loads only for a PostgreSQL database.
 const db: Db = config.databaseUrl
-  ? new PostgresDb(config.databaseUrl, { max: 2 })
+  ? new (await import('../../db/postgres/db.js')).PostgresDb(config.databaseUrl, { max: 2 })
   : openDatabase({ file: config.dbFile, synchronous: config.dbSync });
 const deps = buildDeps({
   mode: 'ingest-thread',
