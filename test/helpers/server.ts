@@ -8,6 +8,7 @@ import pino from 'pino';
 import { createMailroom } from '../../src/mailroom.js';
 import type { Mailroom, MailroomOptions } from '../../src/mailroom.js';
 import { addLocalInbox, addUser, createKey } from '../../src/mailbox/operations/admin.js';
+import { openDatabase } from '../../src/db/open.js';
 import { testPostgres } from './test-postgres.js';
 
 /** Whether this run keeps the servers' data in PostgreSQL (npm run test:postgres). */
@@ -69,6 +70,9 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
   const databaseUrl =
     options.databaseUrl ??
     (onPostgres ? await (await testPostgres()).createDatabase({ migrated: true }) : undefined);
+  if (!databaseUrl && !options.dataDir) {
+    fs.copyFileSync(await migratedSqliteFile(), path.join(dataDir, 'mailroom.db'));
+  }
   let base: MailroomOptions = {
     databaseUrl,
     env: {},
@@ -155,6 +159,21 @@ export async function startServer(options: MailroomOptions = {}): Promise<TestSe
     },
   };
   return server;
+}
+
+let sqliteTemplate: Promise<string> | undefined;
+
+/**
+ * An empty SQLite database with every migration applied, made once per test worker: a SQLite
+ * test server starts from a copy of it (as a PostgreSQL one from the run's migrated template),
+ * not by running the migrations again. What the migrations do is tested by the files about them.
+ */
+function migratedSqliteFile(): Promise<string> {
+  return (sqliteTemplate ??= (async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-template-')), 'mailroom.db');
+    await openDatabase({ file }).close();
+    return file;
+  })());
 }
 
 function smtpTransport(mailroom: Mailroom) {
