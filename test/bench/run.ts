@@ -9,7 +9,7 @@ import { runHostile } from './hostile.js';
 import { runIngest } from './ingest.js';
 import { runMemory } from './memory.js';
 import { runNodes } from './nodes.js';
-import { SERVER_WARM_UP, WARM_UP, fillInbox, timeRequests, warmUp } from './list.js';
+import { SERVER_WARM_UP, WARM_UP, fillInbox, serverTimedLists, timeRequests, warmUp } from './list.js';
 import { startMaildev, startMailroom } from './processes.js';
 import { printImapBench } from './imap.js';
 import { runRate } from './rate.js';
@@ -158,6 +158,7 @@ async function listOn(
   const cursorAt = (uid: number) => Buffer.from(`uid:${uid}`).toString('base64url');
   const fresh = await timeRequests(() => base, apiKey, 300, 0);
   await warmUp(() => base, apiKey, SERVER_WARM_UP - 300);
+  const before = await serverTimedLists(server.httpPort);
   const first = await timeRequests(() => base, apiKey, 500);
   const deep = await timeRequests(
     (i) => `${base}&cursor=${cursorAt(1 + ((i * 7919) % LIST_MESSAGES))}`,
@@ -165,6 +166,7 @@ async function listOn(
     500,
   );
   const unread = await timeRequests(() => `${base}&unread=true`, apiKey, 300);
+  const after = await serverTimedLists(server.httpPort);
   const search = await timeRequests(
     (i) => `${base}&q=${['invoice', 'meeting', 'budget'][i % 3]}`,
     apiKey,
@@ -178,7 +180,14 @@ async function listOn(
   row('page at a random depth (cursor)', deep);
   row('unread filter', unread);
   row('full-text search (q=)', search);
-  console.log('target: first page p50 < 5 ms, search p50 < 20 ms at 100,000 messages');
+  // Includes the untimed warm-up requests before each series (served the same way).
+  const timed = after.all - before.all;
+  const share = (within: number) => `${((100 * within) / timed).toFixed(1)}%`;
+  console.log(
+    `the server's own timing of those pages (first, cursor, unread; its /metrics histogram): ` +
+      `${share(after.within5 - before.within5)} within 5 ms, ${share(after.within10 - before.within10)} within 10 ms`,
+  );
+  console.log('target: first page p50 < 5 ms, p99 < 10 ms, search p50 < 20 ms at 100,000 messages');
 }
 
 async function send() {
