@@ -43,19 +43,19 @@ export async function openDataDir(config: Config, log: OpenLog): Promise<{ db: D
  */
 export async function openStore(config: Config, log: OpenLog): Promise<{ db: Db; store: Store }> {
   if (!config.secret) throw new Error('MAILROOM_SECRET must be loaded before the store opens');
-  // The PostgreSQL driver loads only for a PostgreSQL database (docs/decisions/memory.md).
-  const db: Db = config.databaseUrl
-    ? await (
-        await import('../db/postgres/open.js')
-      ).openPostgres(config.databaseUrl, {
-        onWait: (m) => log.warn(m),
-      })
-    : openDatabase({
-        file: config.dbFile,
-        synchronous: config.dbSync,
-        onWarning: (m) => log.warn(m),
-        onWait: (m) => log.warn(m),
-      });
+  let db: Db;
+  if (config.databaseUrl) {
+    // The PostgreSQL driver loads only for a PostgreSQL database (docs/decisions/memory.md).
+    const { openPostgres } = await import('../db/postgres/open.js');
+    db = await openPostgres(config.databaseUrl, { onWait: (m) => log.warn(m) });
+  } else {
+    db = openDatabase({
+      file: config.dbFile,
+      synchronous: config.dbSync,
+      onWarning: (m) => log.warn(m),
+      onWait: (m) => log.warn(m),
+    });
+  }
   try {
     const sealed = await sealSecretsAtRest(db, new Sealer(config.secret));
     if (sealed.dkimKeys + sealed.webhookSecrets > 0) {

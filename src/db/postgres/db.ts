@@ -1,7 +1,7 @@
-import { EVENT_APPEND_LOCK_KEY } from './lock-keys.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Compilable, Insertable, Kysely } from 'kysely';
 import pg from 'pg';
+import { EVENT_APPEND_LOCK_KEY } from './lock-keys.js';
 import type { Db, RunResult } from '../connection.js';
 import { queryBuilder } from '../query-builder.js';
 import type { Database } from '../schema.js';

@@ -6,11 +6,10 @@ import { finishCompactPostgres } from '../compact-finish.js';
 import { knownMigrations, refuseUnknown } from '../migrate.js';
 import { inTransaction, withClient } from './one-client.js';
 import type { Queryable } from './one-client.js';
+import { MIGRATION_LOCK_KEY } from './lock-keys.js';
 import { finishSearchWords } from './search-words-upgrade.js';
 
 const migrationsDir = fileURLToPath(new URL('../../../migrations/postgres/', import.meta.url));
-
-import { MIGRATION_LOCK_KEY } from './lock-keys.js';
 
 /** How long a start waits for another node's migration before giving up. */
 const LOCK_WAIT = '5min';
