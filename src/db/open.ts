@@ -12,6 +12,8 @@ export interface OpenOptions {
   onWarning?: (message: string) => void;
   /** Told when the start waits for another process's migration (or write) to finish. */
   onWait?: (message: string) => void;
+  /** SQLite's page cache for this connection, in KiB (16 MB unless told). */
+  cacheKib?: number;
 }
 
 /** Bytes the WAL file is cut back to after a checkpoint. */
@@ -28,7 +30,7 @@ export function openDatabase(options: OpenOptions): SqliteDb {
   sqlite.pragma('busy_timeout = 5000');
   // 16 MB per connection: the b-tree's inner pages fit, the rest is a pread from the OS's file
   // cache away. 64 MB was all held by the end of a big IMAP sync (issue 17: RSS while syncing).
-  sqlite.pragma('cache_size = -16384');
+  sqlite.pragma(`cache_size = -${options.cacheKib ?? 16_384}`);
   sqlite.pragma('temp_store = MEMORY');
   // A long write (an IMAP sync of big mail) grows the WAL far past its usual size; without a limit
   // the file keeps that size for good. With it, the WAL shrinks back once a checkpoint has run.
