@@ -6,7 +6,7 @@ import {
   finishCompactSqlite,
 } from '../db/compact-finish.js';
 import type { Db } from '../db/connection.js';
-import { MIGRATION_LOCK_KEY } from '../db/postgres/lock-keys.js';
+import { COMPACT_CONVERSION_LOCK_KEY, MIGRATION_LOCK_KEY } from '../db/postgres/lock-keys.js';
 import type { PostgresDb } from '../db/postgres/db.js';
 import type { SqliteDb } from '../db/sqlite.js';
 import { listColumnsOf, storedPreview } from '../mail/list-columns.js';
@@ -16,8 +16,6 @@ import { searchFieldsOfRow } from './search-fields.js';
 /** Messages a batch converts at most, and the bytes of source it reads at most (one big message goes alone). */
 const BATCH_MESSAGES = 500;
 const BATCH_BYTES = 32 * 1024 * 1024;
-/** The transaction-level advisory lock a batch holds on PostgreSQL: "mailcomp" in ASCII. */
-const CONVERSION_LOCK_KEY = 0x6d61696c636f6d70n;
 
 interface OldMessage {
   id: number;
@@ -80,7 +78,7 @@ export async function convertToCompactStorage(db: Db, log: ConversionLog): Promi
 
 async function convertBatch(db: Db): Promise<number> {
   if (db.engine === 'postgres')
-    await db.rawRun('SELECT pg_advisory_xact_lock(?)', CONVERSION_LOCK_KEY.toString());
+    await db.rawRun('SELECT pg_advisory_xact_lock(?)', COMPACT_CONVERSION_LOCK_KEY.toString());
   const candidates = await db.rawAll<{ id: number; size: number }>(
     'SELECT id, size FROM messages WHERE source_id IS NULL ORDER BY id LIMIT ?',
     BATCH_MESSAGES,

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { FIRST_START_LOCK_KEY } from '../db/postgres/lock-keys.js';
 import type { UsersTable } from '../db/schema.js';
 import { nowIso } from './ids.js';
 import { removeUnusedSources } from './message-sources.js';
@@ -96,8 +97,5 @@ export class UserStore {
     return Number(row?.n ?? 0);
   }
 }
-
-/** The first start's advisory lock: "first" in ASCII. */
-const FIRST_START_LOCK_KEY = '439855772532';
 
 export type { UsersTable };

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, onceWhenDue, withClient } from './one-client.js';
 import type { Queryable } from './one-client.js';
+import { SEARCH_WORDS_LOCK_KEY } from './lock-keys.js';
 
 /**
  * Migration 029 on PostgreSQL (migrations/postgres/029_search_words_text.sql): messages_fts rows
@@ -10,8 +11,6 @@ import type { Queryable } from './one-client.js';
 export const SEARCH_WORDS_MARK = 'search_words';
 /** Rows a batch converts: one UPDATE of words already made (no tokenizing), ~1 MB of text. */
 const BATCH_ROWS = 5000;
-/** The transaction-level advisory lock a batch holds: "mailword" in ASCII. */
-const CONVERSION_LOCK_KEY = 0x6d61696c776f7264n;
 
 export interface SearchWordsLog {
   info(message: string): void;
@@ -46,7 +45,7 @@ export async function convertSearchWords(
     let after = 0;
     for (;;) {
       const batch = await inTransaction(client, async () => {
-        await client.query('SELECT pg_advisory_xact_lock($1)', [CONVERSION_LOCK_KEY.toString()]);
+        await client.query('SELECT pg_advisory_xact_lock($1)', [SEARCH_WORDS_LOCK_KEY.toString()]);
         return client.query<{ rowid: string }>(
           `UPDATE messages_fts SET words = array_to_string(tsvector_to_array(document), ' '), document = NULL
             WHERE rowid IN (SELECT rowid FROM messages_fts WHERE rowid > $1 AND words IS NULL ORDER BY rowid LIMIT $2)
