@@ -19,23 +19,14 @@ checks=(
   # The OpenAPI documents as served, linted offline (no telemetry, no update check): 0 problems.
   "npx tsx scripts/openapi-dump.ts >/dev/null && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint"
 )
-# Arguments: --one-at-a-time runs them on one core, leaving the other to whatever runs beside
-# (.ci/run: SQLite's compile); names (typecheck lint format openapi) run only those.
-one_at_a_time=false
-only=" "
-for arg in "$@"; do
-  if [ "$arg" = --one-at-a-time ]; then one_at_a_time=true; else only+="$arg "; fi
-done
+# Arguments: names (typecheck lint format openapi) run only those (.ci/run starts the lint early).
+only=" $* "
 status=()
 pids=()
 for i in "${!checks[@]}"; do
-  if [ "$only" != " " ] && [[ "$only" != *" ${names[$i]} "* ]]; then status[i]=0; continue; fi
+  if [ $# -gt 0 ] && [[ "$only" != *" ${names[$i]} "* ]]; then status[i]=0; continue; fi
   bash -c "${checks[$i]}" >".tmp/check-$i.log" 2>&1 &
   pids[i]=$!
-  if $one_at_a_time; then
-    wait "${pids[$i]}"
-    status[i]=$?
-  fi
 done
 failed=0
 for i in "${!checks[@]}"; do
