@@ -8,7 +8,7 @@ import { withoutInvisible } from './invisible.js';
  * order to a model ("previous instructions", "your prompt"): a newsletter about AI that talks
  * of prompts, or "you are now subscribed", says none of them.
  */
-const PATTERNS: Record<string, RegExp[]> = {
+export const INSTRUCTION_PATTERNS: Readonly<Record<string, readonly RegExp[]>> = {
   en: [
     /\b(ignore|disregard|forget|override)\b.{0,25}\b(previous|prior|above|earlier|preceding|original|system|your)\b.{0,25}\b(instructions?|prompts?|directives?)\b/,
     /\b(reveal|print|show|output|repeat|display|leak)\b.{0,20}\byour (system |initial |hidden )?(prompt|instructions)\b/,
@@ -56,7 +56,30 @@ const PATTERNS: Record<string, RegExp[]> = {
   ],
 };
 
-export const INSTRUCTION_LANGUAGES = Object.keys(PATTERNS);
+/**
+ * Per language, words one of which every phrase above holds: text without any of them cannot
+ * match, and is passed over in one scan instead of one per phrase (the phrases cost ~60 µs a KB
+ * of text, most of the main thread's screening of a message). A phrase added above must have
+ * one of its words here; test/mail/screening.test.ts says each phrase once and checks it is found.
+ */
+const CUES: Record<string, RegExp> = {
+  en: /instruction|prompt|directive|\b(?:ai|llm)\b|a\.i\.|language model|chatbot|\bthe (?:user|human|owner|recipient)\b/,
+  de: /anweisung|instruktion|befehl|prompt|\b(?:ki|llm)\b|k\.i\.|sprachmodell|nichts/,
+  fr: /instruction|consigne|directive|prompt|invite|\b(?:ia|llm)\b|i\.a\.|intelligence artificielle|modele de langage/,
+  es: /instrucciones|indicaciones|directrices|prompt|mensaje|\b(?:ia|llm)\b|i\.a\.|inteligencia artificial|modelo de lenguaje/,
+  it: /istruzioni|indicazioni|direttive|prompt|\b(?:ia|llm)\b|i\.a\.|intelligenza artificiale|modello linguistico/,
+  nl: /instructies|opdrachten|aanwijzingen|prompt|\b(?:ai|llm)\b|a\.i\.|taalmodel/,
+  pt: /instrucoes|orientacoes|diretrizes|prompt|\b(?:ia|llm)\b|i\.a\.|inteligencia artificial|modelo de linguagem/,
+};
+
+/** Any language's words: most mail holds none, and is then scanned once. */
+const ANY_CUE = new RegExp(
+  Object.values(CUES)
+    .map((cue) => cue.source)
+    .join('|'),
+);
+
+export const INSTRUCTION_LANGUAGES = Object.keys(INSTRUCTION_PATTERNS);
 
 /**
  * "Don't forget your instructions", "n'oubliez pas vos consignes", "vergeet je instructies niet":
@@ -72,7 +95,8 @@ function isOrder(plain: string, match: RegExpExecArray): boolean {
 }
 
 function says(plain: string, lang: string): boolean {
-  return PATTERNS[lang]!.some((pattern, i) => {
+  if (!CUES[lang]!.test(plain)) return false;
+  return INSTRUCTION_PATTERNS[lang]!.some((pattern, i) => {
     if (i > 0) return pattern.test(plain);
     const global = new RegExp(pattern.source, 'g');
     for (let m = global.exec(plain); m; m = global.exec(plain)) if (isOrder(plain, m)) return true;
@@ -87,11 +111,12 @@ function normalise(text: string): string {
     .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[\s\u00a0]+/g, ' ');
+    .replace(/\s{2,}|[^\S ]/g, ' ');
 }
 
 /** The languages in which `text` holds words addressed to an AI model (empty when none). */
 export function instructionLanguages(text: string): string[] {
   const plain = normalise(text);
+  if (!ANY_CUE.test(plain)) return [];
   return INSTRUCTION_LANGUAGES.filter((lang) => says(plain, lang));
 }
