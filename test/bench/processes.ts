@@ -148,3 +148,18 @@ export async function startMaildev(): Promise<Running> {
   await waitForPort(smtpPort);
   return { process: child, smtpPort, httpPort, output, stop: () => stopChild(child) };
 }
+
+/** A bare smtp-server sink (test/bench/sink.ts) in its own process: what SMTP alone costs. */
+export async function startSink(): Promise<Running> {
+  const smtpPort = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(root, 'test/bench/sink.ts'), String(smtpPort)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output = track(child);
+  await waitForPort(smtpPort);
+  return { process: child, smtpPort, httpPort: 0, output, stop: () => stopChild(child) };
+}
