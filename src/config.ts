@@ -198,7 +198,7 @@ export const settings = {
     env: 'MAILROOM_SMTP_TRUSTED_NETWORKS',
     schema: networks,
     default: ['127.0.0.0/8', '::1'] as string[],
-    help: 'SMTP clients not counted against the per-IP connection and rate limits (comma list of addresses and CIDR networks, none for none), as Postfix exempts mynetworks',
+    help: 'SMTP clients not counted against the per-IP connection and rate limits and greeted without the 100 ms early-talker pause (comma list of addresses and CIDR networks, none for none), as Postfix exempts mynetworks',
   },
   smtpInflightBytes: {
     env: 'MAILROOM_SMTP_INFLIGHT_BYTES',

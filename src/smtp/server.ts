@@ -6,6 +6,7 @@ import type { CommandDeadline } from './deadlines.js';
 import { commandDeadline, dataDeadline } from './deadlines.js';
 import { deliver, receivedHeader } from './deliver.js';
 import { envelopeSender } from './envelope.js';
+import { greetTrustedAtOnce } from './greeting.js';
 import { InflightBudget } from './inflight-budget.js';
 import { MessageBuffer } from './message-buffer.js';
 import { resolveRecipient } from './recipient-policy.js';
@@ -140,6 +141,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     if (server.server.listening) log.warn({ err: error }, 'smtp connection error');
   });
   const reloadTls = tlsFiles ? tlsReloader(server, tlsFiles, log) : null;
+  greetTrustedAtOnce(server, trusted);
 
   /**
    * Reads one message within its deadlines and delivers it. Its bytes count against the in-flight

@@ -1,4 +1,5 @@
 // Engines: SQLite only: the SMTP listener's trusted networks, a protocol rule.
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, settings } from '../../src/config.js';
 import { startServer } from '../helpers/server.js';
@@ -28,6 +29,31 @@ describe('SMTP trusted networks', () => {
     )
       .map((e) => e.subject)
       .sort();
+
+  /** The reply codes to an EHLO written the moment the connection opens, before any greeting. */
+  const talkAtOnce = (port: number): Promise<number[]> =>
+    new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('EHLO early.example\r\n'));
+      let text = '';
+      const codes = () => (text.match(/^\d{3}(?= )/gm) ?? []).map(Number);
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (codes().length >= 2) socket.destroy();
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(codes()));
+    });
+
+  it('greets a client on the trusted networks at once, so one that speaks first is served', async () => {
+    server = await startServer();
+    expect(await talkAtOnce(server.mailroom.smtp.port)).toEqual([220, 250]);
+  });
+
+  it("keeps smtp-server's early-talker check for clients outside the trusted networks", async () => {
+    server = await startServer({ smtpTrustedNetworks: ['10.0.0.0/8'] });
+    expect(await talkAtOnce(server.mailroom.smtp.port)).toEqual([421]);
+  });
 
   it('lets a load generator on localhost open 20 connections at once with the defaults, and delivers each', async () => {
     server = await startServer();
