@@ -11,6 +11,7 @@ import { runMemory } from './memory.js';
 import { runNodes } from './nodes.js';
 import { SERVER_WARM_UP, WARM_UP, fillInbox, serverTimedLists, timeRequests, warmUp } from './list.js';
 import { startMaildev, startMailroom, startSink } from './processes.js';
+import { hasSmtpSource, runSmtpSource } from './smtp-source.js';
 import { printImapBench } from './imap.js';
 import { runRate } from './rate.js';
 import { runSend } from './send.js';
@@ -70,6 +71,43 @@ async function ingestOnce(start: () => Promise<{ smtpPort: number; stop(): Promi
   }
 }
 
+/** The same three servers under Postfix's smtp-source, a connection per message and (-d) one per session. */
+async function ingestBySmtpSource() {
+  if (!hasSmtpSource()) {
+    console.log('(smtp-source not installed: apt-get install postfix, "No configuration", for its rows)');
+    return;
+  }
+  const servers = { Mailroom: () => startMailroom(), MailDev: startMaildev, 'bare sink': startSink };
+  const rates = new Map<string, number[]>();
+  for (let round = 0; round < INGEST_ROUNDS; round++)
+    for (const [name, start] of Object.entries(servers))
+      for (const persistent of [false, true]) {
+        const server = await start();
+        try {
+          const rate = runSmtpSource(server.smtpPort, 'agent@mailroom.test', INGEST_MESSAGES, persistent);
+          const key = `${name}|${persistent}`;
+          rates.set(key, [...(rates.get(key) ?? []), rate]);
+        } finally {
+          await server.stop();
+        }
+      }
+  const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+  for (const persistent of [false, true]) {
+    console.log(
+      `\nsmtp-source -s 20 -m ${INGEST_MESSAGES} -l 5120${persistent ? ' -d (one connection per session)' : ' (a connection per message)'}:`,
+    );
+    const of = (name: string) => rates.get(`${name}|${persistent}`)!;
+    for (const name of Object.keys(servers))
+      console.log(
+        `  ${name.padEnd(10)} median ${fmt(median(of(name)))} msg/s   (${of(name).map(fmt).join(', ')})`,
+      );
+    const ours = median(of('Mailroom'));
+    console.log(
+      `  ratio Mailroom / MailDev ${(ours / median(of('MailDev'))).toFixed(2)} (target >= 1.5), / sink ${(ours / median(of('bare sink'))).toFixed(2)} (target >= 0.5)`,
+    );
+  }
+}
+
 async function ingest() {
   console.log(
     `\n## Ingest: ${INGEST_MESSAGES} messages of ~5 KB over 20 persistent SMTP connections, ${INGEST_ROUNDS} rounds each`,
@@ -118,6 +156,7 @@ async function ingest() {
     console.log(`ratio rspamd on / off: ${(median(scored) / median(ours)).toFixed(2)}`);
     await rspamd?.stop();
   }
+  await ingestBySmtpSource();
 }
 
 async function list() {
