@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventFeed } from '../../src/mailbox/events/event-stream.js';
 import { openEventFeed } from '../../src/mailbox/events/event-stream.js';
 import { Forbidden } from '../../src/mailbox/errors.js';
-import { deleteEmail } from '../../src/mailbox/organising/organise.js';
+import { receiveMessage } from '../../src/mailbox/ingest/receive.js';
+import { deleteEmail, updateEmail } from '../../src/mailbox/organising/organise.js';
 import { readEmail } from '../../src/mailbox/reading/read.js';
 import { sendEmail } from '../../src/mailbox/sending/send.js';
 import type { EventRow } from '../../src/store/events.js';
 import type { InboxRow } from '../../src/store/inboxes.js';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { inProcessInbox, refusal } from '../helpers/in-process.js';
 import type { InProcess, Who } from '../helpers/in-process.js';
 
@@ -103,6 +105,51 @@ describe('the event feed', () => {
     expect(await refusal(readEmail(box.deps, box.who, account, email.uid))).not.toBe('no error');
     const [kept] = await (await feed({ account, lastEventId: before })).take();
     expect(kept!.payload).toBe(event!.payload);
+  });
+
+  it('reads an event back as it was sent, byte for byte, after a flag, a move and a deletion for good', async () => {
+    const { store, bus } = box.deps;
+    const published: EventRow[] = [];
+    const unsubscribe = bus.subscribe((rows) => published.push(...rows));
+    const raw = await new MailComposer({
+      from: '"Ann Sender" <ann@example.com>',
+      to: account,
+      cc: 'Carol <carol@example.com>',
+      replyTo: 'replies@example.com',
+      subject: 'Kept as sent',
+      text: 'The body of the message kept as sent.',
+      html: '<p>The body of the message kept as sent.</p>',
+      inReplyTo: '<first@example.com>',
+      references: ['<root@example.com>', '<first@example.com>'],
+      attachments: [{ filename: 'notes.txt', content: 'some notes' }],
+    })
+      .compile()
+      .build();
+    const authResults = { spf: { result: 'pass' }, dkim: [{ result: 'pass', domain: 'example.com' }] };
+    await receiveMessage(box.deps, { raw, inboxes: [box.inbox], authResults });
+    unsubscribe();
+    const sent = published.find((row) => row.type === 'email.received')!;
+    const readBack = async () => (await store.events.find(sent.id))!.payload;
+    expect(await readBack()).toBe(sent.payload);
+    expect(JSON.parse(sent.payload).data.email).toMatchObject({
+      fromName: 'Ann Sender',
+      cc: ['carol@example.com'],
+      references: ['<root@example.com>', '<first@example.com>'],
+      authResults,
+      attachments: [{ filename: 'notes.txt' }],
+    });
+    // The event row keeps no second copy of what the message row holds...
+    const stored = await storedRow(sent.seq);
+    for (const copy of ['Kept as sent', 'root@example.com', 'carol@example.com', '"spf"'])
+      expect(stored.payload).not.toContain(copy);
+
+    // ...and what may change later reads as it was when the event was sent.
+    const { uid } = payloadOf(sent).data.email;
+    await updateEmail(box.deps, box.who, { account, uid }, { action: 'read' });
+    await updateEmail(box.deps, box.who, { account, uid }, { action: 'move', folder: 'Trash' });
+    expect(await readBack()).toBe(sent.payload);
+    await deleteEmail(box.deps, box.who, { account, uid, folder: 'Trash' }, { permanent: true });
+    expect(await readBack()).toBe(sent.payload);
   });
 
   it('gives a sent email its body from the Sent copy, not from a second copy in the event', async () => {

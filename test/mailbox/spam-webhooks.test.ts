@@ -29,14 +29,15 @@ describe('mail filed into Spam: its verdict, and webhooks', () => {
   });
   afterAll(async () => close());
 
-  /** The subjects of the events queued for a webhook. */
+  /** The subjects of the events queued for a webhook, as the event store reads them back. */
   const queuedFor = async (webhookId: string) => {
-    const rows = await deps.store.db.rawAll<{ payload: string }>(
-      `SELECT e.payload FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.webhook_id = ? ORDER BY e.seq`,
+    const rows = await deps.store.db.rawAll<{ id: string }>(
+      `SELECT e.id FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.webhook_id = ? ORDER BY e.seq`,
       webhookId,
     );
-    return rows.map(
-      (r) => (JSON.parse(r.payload) as { data: { email: { subject: string } } }).data.email.subject,
+    const events = await Promise.all(rows.map((r) => deps.store.events.find(r.id)));
+    return events.map(
+      (e) => (JSON.parse(e!.payload) as { data: { email: { subject: string } } }).data.email.subject,
     );
   };
 
