@@ -53,28 +53,25 @@ const FROM_ROW = {
   autoReply: (r) => r.auto_reply === 1,
 } satisfies Record<string, (row: RowFields) => unknown>;
 
-type RowFields = Pick<
-  MessageRow,
-  | 'message_id'
-  | 'thread_id'
-  | 'from_address'
-  | 'from_name'
-  | 'to_addrs'
-  | 'cc_addrs'
-  | 'reply_to'
-  | 'subject'
-  | 'date'
-  | 'received_at'
-  | 'size'
-  | 'in_reply_to'
-  | 'refs'
-  | 'auth_results'
-  | 'auto_reply'
->;
-
-const ROW_COLUMNS =
-  'm.message_id, m.thread_id, m.from_address, m.from_name, m.to_addrs, m.cc_addrs, m.reply_to, m.subject, ' +
-  'm.date, m.received_at, m.size, m.in_reply_to, m.refs, m.auth_results, m.auto_reply';
+/** The columns FROM_ROW reads. */
+const ROW_COLUMNS = [
+  'message_id',
+  'thread_id',
+  'from_address',
+  'from_name',
+  'to_addrs',
+  'cc_addrs',
+  'reply_to',
+  'subject',
+  'date',
+  'received_at',
+  'size',
+  'in_reply_to',
+  'refs',
+  'auth_results',
+  'auto_reply',
+] as const satisfies readonly (keyof MessageRow)[];
+type RowFields = Pick<MessageRow, (typeof ROW_COLUMNS)[number]>;
 
 /**
  * The order of an Email's fields (toUnextractedView's): the fields read back go where they were,
@@ -142,7 +139,7 @@ function withRowFields(email: Record<string, unknown>, row: RowFields): Record<s
 export async function fillEventBody(db: Db, payload: string, bodyOf: number | null): Promise<string> {
   if (bodyOf === null) return payload;
   const row = await db.rawFirst<RowFields & { body: Buffer; joint: Buffer | null }>(
-    `SELECT ${ROW_COLUMNS}, ${BODY_COLUMNS} FROM messages m JOIN message_sources s ON s.id = m.source_id
+    `SELECT ${ROW_COLUMNS.map((c) => `m.${c}`).join(', ')}, ${BODY_COLUMNS} FROM messages m JOIN message_sources s ON s.id = m.source_id
       WHERE m.id = ?`,
     bodyOf,
   );
