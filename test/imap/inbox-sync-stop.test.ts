@@ -52,6 +52,13 @@ describe('stopping the IMAP sync', { timeout: 120_000 }, () => {
   /** A node syncing the mailbox, synced once and holding the lease. */
   async function syncingNode(): Promise<void> {
     stopping = undefined;
+    // Dovecot takes logins again (the test before restarts it; it listens before its auth is up)
+    // before the sync's first connect, whose failure would wait the hour.
+    await eventually(async () => {
+      const probe = await dovecot.client(USER).catch(() => null);
+      await probe?.logout();
+      return probe !== null;
+    });
     db = openDatabase({ file: ':memory:' });
     deps = buildDeps({
       mode: 'cli',
@@ -65,7 +72,8 @@ describe('stopping the IMAP sync', { timeout: 120_000 }, () => {
           backoffMaxMs: 3_600_000,
           watchMs: 3_600_000,
           leaseMs: 3_600_000,
-          connectTimeoutMs: 3000,
+          // A failed first connect would wait the hour: on a loaded machine a login can take seconds.
+          connectTimeoutMs: 30_000,
         })),
     });
     await addUser(deps, USER);
