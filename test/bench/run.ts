@@ -61,6 +61,9 @@ const scoredByRspamd = async () => {
   return startMailroom({ MAILROOM_RSPAMD_URL: rspamd.url });
 };
 
+/** The middle of a run's rounds. */
+const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+
 /** One run against a fresh server; the two servers take turns so drift in the machine hits both. */
 async function ingestOnce(start: () => Promise<{ smtpPort: number; stop(): Promise<void> }>) {
   const server = await start();
@@ -91,7 +94,6 @@ async function ingestBySmtpSource() {
           await server.stop();
         }
       }
-  const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
   for (const persistent of [false, true]) {
     console.log(
       `\nsmtp-source -s 20 -m ${INGEST_MESSAGES} -l 5120${persistent ? ' -d (one connection per session)' : ' (a connection per message)'}:`,
@@ -126,7 +128,6 @@ async function ingest() {
     peer.push(await ingestOnce(startMaildev));
     sink.push(await ingestOnce(startSink));
   }
-  const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
   const runs = (list: number[]) => list.map(fmt).join(', ');
   console.log(
     `Mailroom (SQLite, fsync per group commit, FTS5 index): median ${fmt(median(ours))} msg/s   (${runs(ours)})`,
@@ -249,7 +250,6 @@ async function sendAgainstBaseline(checkout: string) {
     rounds.ours.push(await runSend());
     rounds.before.push(await runSend(undefined, undefined, checkout));
   }
-  const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
   for (const kind of ['local', 'relay'] as const) {
     const ours = rounds.ours.map((r) => r[kind].perSecond);
     const before = rounds.before.map((r) => r[kind].perSecond);

@@ -1,7 +1,7 @@
 /**
  * The bare sink issue 31 measures ingest against: smtp-server on its own, accepting every
- * recipient and reading each message to its end, then discarding it. Run as its own process by
- * startSink (test/bench/processes.ts): `node sink.js PORT`, after `tsx` strips the types.
+ * recipient and reading each message to its end, then discarding it. startSink
+ * (test/bench/processes.ts) runs it as its own process: `node --import tsx test/bench/sink.ts PORT`.
  */
 import { SMTPServer } from 'smtp-server';
 
