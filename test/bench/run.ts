@@ -64,11 +64,17 @@ const scoredByRspamd = async () => {
 /** The middle of a run's rounds. */
 const median = (runs: number[]) => [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
 
-/** One run against a fresh server; the two servers take turns so drift in the machine hits both. */
-async function ingestOnce(start: () => Promise<{ smtpPort: number; stop(): Promise<void> }>) {
+/**
+ * One run against a fresh server (the bench's own client unless `send` says otherwise); the
+ * servers take turns so drift in the machine hits them all.
+ */
+async function ingestOnce(
+  start: () => Promise<{ smtpPort: number; stop(): Promise<void> }>,
+  send = async (port: number) => (await runIngest(port, 'agent@mailroom.test', INGEST_MESSAGES)).perSecond,
+): Promise<number> {
   const server = await start();
   try {
-    return (await runIngest(server.smtpPort, 'agent@mailroom.test', INGEST_MESSAGES)).perSecond;
+    return await send(server.smtpPort);
   } finally {
     await server.stop();
   }
@@ -85,14 +91,11 @@ async function ingestBySmtpSource() {
   for (let round = 0; round < INGEST_ROUNDS; round++)
     for (const [name, start] of Object.entries(servers))
       for (const persistent of [false, true]) {
-        const server = await start();
-        try {
-          const rate = runSmtpSource(server.smtpPort, 'agent@mailroom.test', INGEST_MESSAGES, persistent);
-          const key = `${name}|${persistent}`;
-          rates.set(key, [...(rates.get(key) ?? []), rate]);
-        } finally {
-          await server.stop();
-        }
+        const rate = await ingestOnce(start, async (port) =>
+          runSmtpSource(port, 'agent@mailroom.test', INGEST_MESSAGES, persistent),
+        );
+        const key = `${name}|${persistent}`;
+        rates.set(key, [...(rates.get(key) ?? []), rate]);
       }
   for (const persistent of [false, true]) {
     console.log(
