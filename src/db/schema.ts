@@ -180,6 +180,8 @@ export interface MessageSourcesTable {
   body: Buffer;
   raw: Buffer;
   parts: Generated<number>;
+  /** 1: its pieces hold the source with its base64 decoded (migration 030, src/store/base64-runs.ts). */
+  base64_decoded: Generated<number>;
 }
 
 /** The pieces of a source after the first, numbered from 1 (see MessageSourcesTable). */

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Db } from '../db/connection.js';
+import { decodeBase64Runs, encodeBase64Runs } from './base64-runs.js';
 
 /**
  * A message's source and its text and html, kept compressed in message_sources (migration 017),
@@ -13,6 +14,9 @@ import type { Db } from '../db/connection.js';
  * original, each on its own: message_sources.raw holds the first and `parts` says how many follow
  * in message_source_parts, so neither side ever binds a whole 25 MB message at once (the reason
  * for pieces since migration 014); its text and html are `body`, compressed on their own.
+ *
+ * Since migration 030 a source is stored with its base64 decoded (base64-runs.ts), each piece on
+ * its own, and `base64_decoded` is 1; sources stored before keep their form and read as they are.
  */
 export const RAW_PIECE_BYTES = 1024 * 1024;
 
@@ -83,7 +87,8 @@ export function unpackBody(body: Buffer, raw: Buffer | null): MessageBody {
 async function packSource(raw: Buffer): Promise<Buffer[]> {
   const pieces: Buffer[] = [];
   for (let start = 0; start === 0 || start < raw.length; start += RAW_PIECE_BYTES) {
-    pieces.push(await compressAway(raw.subarray(start, start + RAW_PIECE_BYTES)));
+    const piece = Buffer.concat(decodeBase64Runs(raw.subarray(start, start + RAW_PIECE_BYTES)));
+    pieces.push(await compressAway(piece));
   }
   return pieces;
 }
@@ -94,6 +99,10 @@ export interface PackedSource {
   pieces: Buffer[];
 }
 
+/** A piece of a source as stored, decompressed, made the source's bytes again. */
+const sourceBytes = (stored: Buffer, base64Decoded: number): Buffer =>
+  Number(base64Decoded) === 1 ? encodeBase64Runs(stored) : stored;
+
 /**
  * A message's source and body, compressed. A small one is compressed at once (a fraction of a
  * millisecond, less than a hop to another thread); a bigger one away from the calling thread, so
@@ -102,7 +111,10 @@ export interface PackedSource {
  */
 export async function packMessage(raw: Buffer, body: MessageBody): Promise<PackedSource> {
   if (raw.length <= JOINT_SOURCE_BYTES) {
-    return { body: Buffer.alloc(0), pieces: [compress(Buffer.concat([plainBody(body), raw]))] };
+    return {
+      body: Buffer.alloc(0),
+      pieces: [compress(Buffer.concat([plainBody(body), ...decodeBase64Runs(raw)]))],
+    };
   }
   return { body: await compressAway(plainBody(body)), pieces: await packSource(raw) };
 }
@@ -114,7 +126,12 @@ export async function packMessage(raw: Buffer, body: MessageBody): Promise<Packe
  */
 export async function writeSource(db: Db, source: PackedSource): Promise<number> {
   const [first, ...rest] = source.pieces;
-  const id = await db.insertSoon('message_sources', { body: source.body, raw: first!, parts: rest.length });
+  const id = await db.insertSoon('message_sources', {
+    body: source.body,
+    raw: first!,
+    parts: rest.length,
+    base64_decoded: 1,
+  });
   for (let part = 1; part <= rest.length; part += PIECES_PER_STATEMENT) {
     const batch = rest.slice(part - 1, part - 1 + PIECES_PER_STATEMENT);
     await db.rawRun(
@@ -127,17 +144,24 @@ export async function writeSource(db: Db, source: PackedSource): Promise<number>
 
 /** The whole source of a message: its pieces read in order and put back together. */
 export async function readSource(db: Db, messageId: number): Promise<Buffer | undefined> {
-  const first = await db.rawFirst<{ id: number; raw: Buffer; parts: number; body_length: number }>(
-    `SELECT s.id, s.raw, s.parts, length(s.body) AS body_length
+  const first = await db.rawFirst<{
+    id: number;
+    raw: Buffer;
+    parts: number;
+    body_length: number;
+    base64_decoded: number;
+  }>(
+    `SELECT s.id, s.raw, s.parts, length(s.body) AS body_length, s.base64_decoded
        FROM messages m JOIN message_sources s ON s.id = m.source_id WHERE m.id = ?`,
     messageId,
   );
   if (!first) return undefined;
+  const piece = (stored: Buffer) => sourceBytes(decompress(stored), first.base64_decoded);
   if (Number(first.body_length) === 0) {
     const bytes = decompress(first.raw);
-    return bytes.subarray(readPlainBody(bytes).end);
+    return sourceBytes(bytes.subarray(readPlainBody(bytes).end), first.base64_decoded);
   }
-  if (Number(first.parts) === 0) return decompress(first.raw);
+  if (Number(first.parts) === 0) return piece(first.raw);
   const rest = await db.rawAll<{ bytes: Buffer }>(
     'SELECT bytes FROM message_source_parts WHERE source_id = ? ORDER BY part',
     first.id,
@@ -145,7 +169,7 @@ export async function readSource(db: Db, messageId: number): Promise<Buffer | un
   if (rest.length !== Number(first.parts)) {
     throw new Error(`message ${messageId}: its source has ${rest.length} of ${first.parts} further pieces`);
   }
-  return Buffer.concat([first.raw, ...rest.map((r) => r.bytes)].map(decompress));
+  return Buffer.concat([first.raw, ...rest.map((r) => r.bytes)].map(piece));
 }
 
 /** The columns a source's text and html are read from (see unpackBody): the source's only when they are in it. */

@@ -1,0 +1,130 @@
+/**
+ * Base64 in a stored source, kept as the bytes it stands for (issue 31). Brotli finds little in
+ * base64: it hides the 3-byte structure of what it encodes, so a PDF, a logo or a CSV sent as an
+ * attachment compresses as if it were noise. Each run of base64 lines is replaced by its decoded
+ * bytes before compression and encoded again when the source is read, byte for byte: a run is
+ * taken only when encoding its bytes again gives back exactly the text it came from.
+ *
+ * No MIME parsing: a run is lines of base64 of one length (a multiple of 4), each ended by CRLF,
+ * the last one possibly shorter. A piece of a big source (message-sources.ts) is handled on its
+ * own; a run cut by a piece's end stops at its last whole line.
+ *
+ * The decoded form: a count of runs (u32), for each its gap (u32: bytes as they are before it,
+ * from the end of the one before), its decoded size (u32) and its line length (u16); then the
+ * bytes, each gap followed by its run's decoded bytes, then the rest.
+ */
+
+/** Runs that would decode to fewer bytes are left as text: the gain would not pay for the entry. */
+const MIN_RUN_BYTES = 768;
+const RUN_ENTRY_BYTES = 10;
+const CR = 13;
+const LF = 10;
+const EQUALS = 61;
+const CRLF = Buffer.from('\r\n');
+
+const BASE64_BYTE = new Uint8Array(256);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=')
+  BASE64_BYTE[c.charCodeAt(0)] = 1;
+
+interface Run {
+  start: number;
+  end: number;
+  lineLength: number;
+  bytes: Buffer;
+}
+
+/** Whether bytes [start, end) are all of base64's alphabet, with '=' only at the end. */
+function isBase64Line(raw: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    if (BASE64_BYTE[raw[i]!] === 0) return false;
+    if (raw[i] === EQUALS && i < end - 2) return false;
+  }
+  return true;
+}
+
+/** `bytes` as base64 in lines of `lineLength`, each ended by CRLF: what a run's text was. */
+function encodeRun(bytes: Buffer, lineLength: number): Buffer {
+  const text = Buffer.from(bytes.toString('base64'), 'latin1');
+  const lines = Math.ceil(text.length / lineLength);
+  const out = Buffer.allocUnsafe(text.length + 2 * lines);
+  let at = 0;
+  for (let from = 0; from < text.length; from += lineLength) {
+    at += text.copy(out, at, from, Math.min(from + lineLength, text.length));
+    out[at++] = CR;
+    out[at++] = LF;
+  }
+  return out;
+}
+
+/** The run starting at the line [start, lineEnd), if it is one worth decoding and comes back exactly. */
+function runAt(raw: Buffer, start: number, lineEnd: number): Run | { end: number } {
+  const lineLength = lineEnd - start;
+  let end = lineEnd + 2;
+  let last = raw[lineEnd - 1] === EQUALS;
+  while (!last && end < raw.length) {
+    const next = raw.indexOf(CRLF, end);
+    if (next < 0) break;
+    const length = next - end;
+    if (length === 0 || length > lineLength || !isBase64Line(raw, end, next)) break;
+    end = next + 2;
+    last = length < lineLength || raw[next - 1] === EQUALS;
+  }
+  const textBytes = end - start;
+  if (textBytes * 0.7 < MIN_RUN_BYTES) return { end };
+  const bytes = Buffer.from(raw.toString('latin1', start, end), 'base64');
+  if (!encodeRun(bytes, lineLength).equals(raw.subarray(start, end))) return { end };
+  return { start, end, lineLength, bytes };
+}
+
+function findRuns(raw: Buffer): Run[] {
+  const runs: Run[] = [];
+  let at = 0;
+  while (at < raw.length) {
+    const lineEnd = raw.indexOf(CRLF, at);
+    if (lineEnd < 0) break;
+    const length = lineEnd - at;
+    if (length >= 4 && length % 4 === 0 && length <= 0xffff && isBase64Line(raw, at, lineEnd)) {
+      const run = runAt(raw, at, lineEnd);
+      if ('bytes' in run) runs.push(run);
+      at = run.end;
+    } else at = lineEnd + 2;
+  }
+  return runs;
+}
+
+/** `raw` with its base64 runs decoded (the form above), in pieces to be put together by the caller. */
+export function decodeBase64Runs(raw: Buffer): Buffer[] {
+  const runs = findRuns(raw);
+  const head = Buffer.alloc(4 + RUN_ENTRY_BYTES * runs.length);
+  head.writeUInt32LE(runs.length, 0);
+  const parts: Buffer[] = [head];
+  let from = 0;
+  for (const [i, run] of runs.entries()) {
+    const entry = 4 + RUN_ENTRY_BYTES * i;
+    head.writeUInt32LE(run.start - from, entry);
+    head.writeUInt32LE(run.bytes.length, entry + 4);
+    head.writeUInt16LE(run.lineLength, entry + 8);
+    parts.push(raw.subarray(from, run.start), run.bytes);
+    from = run.end;
+  }
+  parts.push(raw.subarray(from));
+  return parts;
+}
+
+/** The source a decoded form was made of (decodeBase64Runs), byte for byte. */
+export function encodeBase64Runs(decoded: Buffer): Buffer {
+  const count = decoded.readUInt32LE(0);
+  const parts: Buffer[] = [];
+  let at = 4 + RUN_ENTRY_BYTES * count;
+  for (let i = 0; i < count; i++) {
+    const entry = 4 + RUN_ENTRY_BYTES * i;
+    const gap = decoded.readUInt32LE(entry);
+    const size = decoded.readUInt32LE(entry + 4);
+    parts.push(decoded.subarray(at, at + gap));
+    at += gap;
+    parts.push(encodeRun(decoded.subarray(at, at + size), decoded.readUInt16LE(entry + 8)));
+    at += size;
+  }
+  parts.push(decoded.subarray(at));
+  return Buffer.concat(parts);
+}
