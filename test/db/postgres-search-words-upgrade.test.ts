@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_LOCK_KEY } from '../../src/db/postgres/lock-keys.js';
 import { openPostgres } from '../../src/db/postgres/open.js';
 import { convertSearchWords } from '../../src/db/postgres/search-words-upgrade.js';
-import { tsqueryText } from '../../src/db/postgres/text-search.js';
-import { searchWordsOf } from '../../src/db/search-words.js';
+import { searchWordsInOrder, searchWordsOf } from '../../src/db/search-words.js';
 import { MessageStore } from '../../src/store/messages.js';
 import { searchFields } from '../../src/store/search-fields.js';
 import { postgresBefore } from '../helpers/postgres-before.js';
@@ -43,12 +42,21 @@ const QUERIES: string[][] = [
   ['nothing', 'here'],
 ];
 
+const quoted = (w: string) => `'${w.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
 /** The tsvector text the release before 029 stored (its tsvectorText), for the fixture's rows. */
 const oldDocument = (text: string) =>
   searchWordsOf(text)
     .filter((w) => Buffer.byteLength(w) <= 2046)
-    .map((w) => `'${w.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`)
+    .map(quoted)
     .join(' ');
+
+/** The tsquery text that release searched with: every word whole, the last one as a prefix. */
+const oldQuery = (words: string[]) =>
+  words
+    .flatMap((word) => searchWordsInOrder(word))
+    .map((w, i, all) => (i === all.length - 1 ? `${quoted(w)}:*` : quoted(w)))
+    .join(' & ');
 
 describe('PostgreSQL full-text rows written before migration 029 (a stored tsvector)', () => {
   let url: string;
@@ -72,7 +80,7 @@ describe('PostgreSQL full-text rows written before migration 029 (a stored tsvec
       for (const words of QUERIES) {
         const found = await client.query<{ rowid: string }>(
           'SELECT rowid FROM messages_fts WHERE document @@ CAST($1 AS tsquery) ORDER BY rowid',
-          [tsqueryText(words)],
+          [oldQuery(words)],
         );
         before.set(
           words.join(' '),
@@ -151,10 +159,10 @@ describe('PostgreSQL full-text rows written before migration 029 (a stored tsvec
       try {
         await client.query('SET enable_seqscan = off');
         const plan = await client.query<{ 'QUERY PLAN': string }>(
-          "EXPLAIN SELECT rowid FROM messages_fts WHERE mailroom_search_document(words) @@ CAST('''zebra'':*' AS tsquery)",
+          "EXPLAIN SELECT rowid FROM messages_fts WHERE mailroom_search_prefixes(words) @@ CAST('''zebra'':*' AS tsquery)",
         );
         expect(plan.rows.map((p) => p['QUERY PLAN']).join('\n')).toContain(
-          'Bitmap Index Scan on messages_fts_words',
+          'Bitmap Index Scan on messages_fts_prefixes',
         );
       } finally {
         await client.end();

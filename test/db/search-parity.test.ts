@@ -25,6 +25,13 @@ const DOCUMENTS: [subject: string, addresses: string, body: string][] = [
   // A long text: the index holds its first 256 KB only, on both engines.
   ['long', 'long@example.com', `${'early words '.repeat(30_000)}zebraword`],
   ['many', 'many@example.com', `${manyWords} ${'q'.repeat(3000)} tailword`],
+  // Words of 16 characters and more, which PostgreSQL's index holds cut to 16 (migration 031).
+  [
+    'Deploy',
+    'ci@example.com',
+    'commit 3f2a9c0d1e4b5a69788796a5b4c3d2e1 internationalization ñandúñandúñandúñandú',
+  ],
+  ['Deploy', 'ci@example.com', 'commit 3f2a9c0d1e4b5a69ffffffffffffffff internationally'],
 ];
 
 /** Queries as a user types them into ?q= (every word must appear; the last one is a prefix). */
@@ -96,6 +103,18 @@ const QUERIES = [
   'tailword',
   'many w1',
   'long early',
+  '3f2a9c0d1e4b5a69788796a5b4c3d2e1',
+  '3f2a9c0d1e4b5a69',
+  '3f2a9c0d1e4b5a6978',
+  '3f2a9c0d1e4b5a69ffffffffffffffff commit',
+  '3f2a9c0d1e4b5a69788796a5b4c3d2e1ff',
+  'internationalization',
+  'internationaliza',
+  'internationalizatio deploy',
+  'internationally deploy',
+  'nandunandunandunandu',
+  'ñandúñandúñandúña',
+  'ñandúñandúñandúñandúñ commit',
 ];
 
 /** PostgreSQL's SQL, to compile the dialect's condition without a server. */

@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../dialect.js';
-import { searchWordsText, tsqueryText } from './text-search.js';
+import { searchWordsText, textQuery } from './text-search.js';
 
 export const postgresDialect: Dialect = {
   fullTextMatch(words) {
     // Words made by FTS5's tokenizer on both sides (text-search.ts): PostgreSQL only matches.
-    const query = tsqueryText(words);
+    const query = textQuery(words);
     if (query === undefined) return sql<boolean>`false`;
-    // The GIN index is on this expression (migration 029): written the same, the planner uses it.
-    return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE mailroom_search_document(words) @@ CAST(${query} AS tsquery))`;
+    // The GIN index is on this expression (migration 031): written the same, the planner uses it.
+    const whole = query.whole.map((needle) => sql` AND strpos(' ' || words || ' ', ${needle}) > 0`);
+    return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE mailroom_search_prefixes(words) @@ CAST(${query.prefixes} AS tsquery)${sql.join(whole, sql``)})`;
   },
   // The same three texts FTS5 is given, made into its words once, here: no trigger, no parser.
   searchIndexRow: (id, { subject, addresses, body }) => ({
