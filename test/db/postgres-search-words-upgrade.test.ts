@@ -103,7 +103,7 @@ describe('PostgreSQL full-text rows written before migration 029 (a stored tsvec
     try {
       // A start stopped after its first batch: some rows are converted, the rest are not.
       await db.rawRun(
-        "UPDATE messages_fts SET words = array_to_string(tsvector_to_array(document), ' '), document = NULL WHERE rowid <= 3",
+        "UPDATE messages_fts SET words = mailroom_search_layout(array_to_string(tsvector_to_array(document), ' ')), document = NULL WHERE rowid <= 3",
       );
       const lines: string[] = [];
       expect(await convertSearchWords(db.pool, MIGRATION_LOCK_KEY, { info: (m) => lines.push(m) })).toBe(
@@ -159,10 +159,10 @@ describe('PostgreSQL full-text rows written before migration 029 (a stored tsvec
       try {
         await client.query('SET enable_seqscan = off');
         const plan = await client.query<{ 'QUERY PLAN': string }>(
-          "EXPLAIN SELECT rowid FROM messages_fts WHERE mailroom_search_prefixes(words) @@ CAST('''zebra'':*' AS tsquery)",
+          "EXPLAIN SELECT rowid FROM messages_fts WHERE mailroom_search_tokens(words) @@ CAST('''zebra'':*' AS tsquery)",
         );
         expect(plan.rows.map((p) => p['QUERY PLAN']).join('\n')).toContain(
-          'Bitmap Index Scan on messages_fts_prefixes',
+          'Bitmap Index Scan on messages_fts_tokens',
         );
       } finally {
         await client.end();

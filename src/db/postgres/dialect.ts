@@ -7,9 +7,13 @@ export const postgresDialect: Dialect = {
     // Words made by FTS5's tokenizer on both sides (text-search.ts): PostgreSQL only matches.
     const query = textQuery(words);
     if (query === undefined) return sql<boolean>`false`;
+    const whole = query.whole.map(({ word, prefix }) =>
+      prefix
+        ? sql` AND EXISTS (SELECT 1 FROM unnest(mailroom_search_whole(words)) AS w WHERE starts_with(w, ${word}))`
+        : sql` AND ${word} = ANY(mailroom_search_whole(words))`,
+    );
     // The GIN index is on this expression (migration 031): written the same, the planner uses it.
-    const whole = query.whole.map((needle) => sql` AND strpos(' ' || words || ' ', ${needle}) > 0`);
-    return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE mailroom_search_prefixes(words) @@ CAST(${query.prefixes} AS tsquery)${sql.join(whole, sql``)})`;
+    return sql<boolean>`id IN (SELECT rowid FROM messages_fts WHERE mailroom_search_tokens(words) @@ CAST(${query.tokens} AS tsquery)${sql.join(whole, sql``)})`;
   },
   // The same three texts FTS5 is given, made into its words once, here: no trigger, no parser.
   searchIndexRow: (id, { subject, addresses, body }) => ({

@@ -6,7 +6,8 @@ import { SEARCH_WORDS_LOCK_KEY } from './lock-keys.js';
 /**
  * Migration 029 on PostgreSQL (migrations/postgres/029_search_words_text.sql): messages_fts rows
  * written before it hold a `document` tsvector; the layout since keeps `words`, the same words as
- * text, under a GIN index on mailroom_search_document(words). Marked by this setting until done.
+ * text (since migration 031 with the longer ones cut, mailroom_search_layout), under a GIN index.
+ * Marked by this setting until done.
  */
 export const SEARCH_WORDS_MARK = 'search_words';
 /** Rows a batch converts: one UPDATE of words already made (no tokenizing), ~1 MB of text. */
@@ -47,7 +48,7 @@ export async function convertSearchWords(
       const batch = await inTransaction(client, async () => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [SEARCH_WORDS_LOCK_KEY.toString()]);
         return client.query<{ rowid: string }>(
-          `UPDATE messages_fts SET words = array_to_string(tsvector_to_array(document), ' '), document = NULL
+          `UPDATE messages_fts SET words = mailroom_search_layout(array_to_string(tsvector_to_array(document), ' ')), document = NULL
             WHERE rowid IN (SELECT rowid FROM messages_fts WHERE rowid > $1 AND words IS NULL ORDER BY rowid LIMIT $2)
             RETURNING rowid`,
           [after, BATCH_ROWS],
