@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Db } from '../db/connection.js';
@@ -23,20 +24,33 @@ export const RAW_PIECE_BYTES = 1024 * 1024;
 /** The further pieces written by one statement at most: a few MB in a bind, few round trips. */
 const PIECES_PER_STATEMENT = 4;
 
-const brotliOptions = (bytes: Buffer): zlib.BrotliOptions => ({
+const brotliOptions = (size: number): zlib.BrotliOptions => ({
   params: {
     [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
     [zlib.constants.BROTLI_PARAM_LGWIN]: 22,
-    [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+    [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
   },
 });
 
-const compress = (bytes: Buffer): Buffer => zlib.brotliCompressSync(bytes, brotliOptions(bytes));
+const compress = (bytes: Buffer): Buffer => zlib.brotliCompressSync(bytes, brotliOptions(bytes.length));
 
 const brotliCompressAsync = promisify(zlib.brotliCompress);
 
 /** On libuv's thread pool: compressing 25 MB takes the caller's thread a second and more on a loaded machine. */
-const compressAway = (bytes: Buffer): Promise<Buffer> => brotliCompressAsync(bytes, brotliOptions(bytes));
+const compressAway = (bytes: Buffer): Promise<Buffer> =>
+  brotliCompressAsync(bytes, brotliOptions(bytes.length));
+
+/** As compressAway, `parts` one after the other, without first copying them into one buffer. */
+async function compressPartsAway(parts: Buffer[]): Promise<Buffer> {
+  const encoder = zlib.createBrotliCompress(brotliOptions(parts.reduce((n, part) => n + part.length, 0)));
+  const out: Buffer[] = [];
+  encoder.on('data', (chunk: Buffer) => out.push(chunk));
+  const ended = once(encoder, 'end');
+  for (const part of parts) encoder.write(part);
+  encoder.end();
+  await ended;
+  return Buffer.concat(out);
+}
 
 const decompress = (bytes: Buffer): Buffer => zlib.brotliDecompressSync(bytes);
 
@@ -87,8 +101,7 @@ export function unpackBody(body: Buffer, raw: Buffer | null): MessageBody {
 async function packSource(raw: Buffer): Promise<Buffer[]> {
   const pieces: Buffer[] = [];
   for (let start = 0; start === 0 || start < raw.length; start += RAW_PIECE_BYTES) {
-    const piece = Buffer.concat(decodeBase64Runs(raw.subarray(start, start + RAW_PIECE_BYTES)));
-    pieces.push(await compressAway(piece));
+    pieces.push(await compressPartsAway(decodeBase64Runs(raw.subarray(start, start + RAW_PIECE_BYTES))));
   }
   return pieces;
 }
