@@ -163,6 +163,11 @@ export class WebhookDeliveryStore {
    */
   async recordAttempt(record: AttemptRecord): Promise<boolean> {
     return this.db.transaction(async () => {
+      // The webhook's row before the delivery's, the order a disable takes them in
+      // (WebhookStore.update): the dispatcher changes the webhook's health in this transaction,
+      // and the other order deadlocked with a user's disable on PostgreSQL.
+      if (this.db.dialect.rowLocks)
+        await this.db.rawFirst('SELECT id FROM webhooks WHERE id = ? FOR NO KEY UPDATE', record.webhookId);
       const now = nowIso(record.at);
       const { outcome } = record;
       const current = await this.db.first(

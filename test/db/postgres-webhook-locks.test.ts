@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PostgresDb } from '../../src/db/postgres/db.js';
+import { openPostgres } from '../../src/db/postgres/open.js';
+import { createStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { testPostgres } from '../helpers/test-postgres.js';
+
+const SECRET = 'webhook-locks-secret-0123456789abcdef';
+
+// A webhook and its deliveries are changed together by two kinds of transaction: a user's
+// disable (the webhook, then its pending deliveries) and the dispatcher's record of a failed
+// attempt (the delivery, then the webhook's failure streak). Each must take the rows in the
+// same order, or two of them at once on PostgreSQL deadlock (a CI run failed so).
+describe('a webhook disabled while its dispatcher records an attempt, on PostgreSQL', () => {
+  let url: string;
+  let dbs: PostgresDb[];
+  let stores: Store[];
+  let userId: number;
+
+  beforeAll(async () => {
+    url = await (await testPostgres()).createDatabase();
+    dbs = [await openPostgres(url), await openPostgres(url)];
+    stores = dbs.map((db) => createStore(db, SECRET));
+    userId = (await dbs[0]!.insert('users', { name: 'locks', created_at: 'now' })).lastInsertRowid;
+  });
+
+  afterAll(async () => {
+    for (const db of dbs ?? []) await db.close();
+    if (url) await (await testPostgres()).dropDatabase(url);
+  });
+
+  /** A webhook with `count` deliveries, each pending and claimed by the dispatcher. */
+  async function claimedDeliveries(count: number) {
+    const [store] = stores;
+    const webhook = await store!.webhooks.create({
+      userId,
+      url: 'http://127.0.0.1:9/hook',
+      events: ['email.received'],
+      accounts: null,
+      includeSpam: false,
+      description: null,
+      secret: 'whsec_locks',
+    });
+    const ids: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const { lastInsertRowid: seq } = await dbs[0]!.insert('events', {
+        id: `evt_locks_${webhook.id}_${i}`,
+        type: 'email.received',
+        user_id: userId,
+        inbox_id: null,
+        payload: '{}',
+        created_at: 'now',
+      });
+      const { lastInsertRowid: id } = await dbs[0]!.insert('webhook_deliveries', {
+        webhook_id: webhook.id,
+        event_seq: seq,
+        status: 'pending',
+        next_attempt_at: '2000-01-01T00:00:00.000Z',
+        created_at: 'now',
+        updated_at: 'now',
+      });
+      ids.push(id);
+    }
+    expect(await store!.webhookDeliveries.claim(ids, 60_000)).toHaveLength(count);
+    const claims = await dbs[0]!.rawAll<{ id: number; claim_id: string }>(
+      `SELECT id, claim_id FROM webhook_deliveries WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`,
+      ...ids,
+    );
+    return { webhook, claims };
+  }
+
+  it('fails the pending deliveries or records the attempt, never both waiting on each other', async () => {
+    for (let round = 0; round < 40; round++) {
+      const { webhook, claims } = await claimedDeliveries(3);
+      const [dispatcher, user] = stores as [Store, Store];
+      const at = new Date();
+      const record = dispatcher.db.transaction(async () => {
+        for (const { id, claim_id } of claims) {
+          await dispatcher.webhookDeliveries.recordAttempt({
+            deliveryId: Number(id),
+            claimId: claim_id,
+            webhookId: webhook.id,
+            statusCode: 500,
+            error: null,
+            durationMs: 1,
+            at,
+            request: { url: webhook.url, headers: {} },
+            response: { excerpt: '', bytes: 0 },
+            outcome: { status: 'pending', nextAttemptAt: new Date(at.getTime() + 60_000) },
+          });
+          await dispatcher.webhooks.markFailing(webhook.id, at);
+        }
+      });
+      const disable = user.webhooks.update(userId, webhook.id, { status: 'disabled' }, at);
+      await Promise.all([record, disable]);
+      const rows = await dbs[0]!.rawAll<{ status: string }>(
+        'SELECT status FROM webhook_deliveries WHERE webhook_id = ?',
+        webhook.id,
+      );
+      // Whichever went first, the webhook ends disabled with nothing left pending.
+      expect(rows.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
+      expect((await user.webhooks.get(userId, webhook.id))?.status).toBe('disabled');
+    }
+  });
+});
