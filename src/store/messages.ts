@@ -276,10 +276,6 @@ export class MessageStore {
     );
   }
 
-  async update(id: number, values: Partial<NewMessage>): Promise<void> {
-    await this.db.run(this.db.kysely.updateTable('messages').set(values).where('id', '=', id));
-  }
-
   /** Why a send that did not go is back in Drafts (contract 15's rejectedReason). */
   async setRejectedReason(id: number, reason: string | null): Promise<void> {
     await this.db.run(

@@ -39,7 +39,11 @@ describe('the trash sweep', () => {
     const deps = server.mailroom.deps;
     const inbox = (await deps.store.inboxes.findByAddress(server.inbox))!;
     const row = (await deps.store.messages.getByUid(inbox.id, old))!;
-    await deps.store.messages.update(row.id, { trashed_at: new Date(Date.now() - 31 * DAY).toISOString() });
+    await deps.store.db.rawRun(
+      'UPDATE messages SET trashed_at = ? WHERE id = ?',
+      new Date(Date.now() - 31 * DAY).toISOString(),
+      row.id,
+    );
 
     await server.restart();
     await eventually(async () => (await where(old)) === null);

@@ -59,9 +59,11 @@ describe('the trash sweep', () => {
   it('counts from the move to Trash, not from arrival', async () => {
     const uid = await deliver();
     const row = (await box.deps.store.messages.getByUid(box.inbox.id, uid))!;
-    await box.deps.store.messages.update(row.id, {
-      received_at: new Date(Date.now() - 90 * DAY).toISOString(),
-    });
+    await box.deps.store.db.rawRun(
+      'UPDATE messages SET received_at = ? WHERE id = ?',
+      new Date(Date.now() - 90 * DAY).toISOString(),
+      row.id,
+    );
     await trash(uid);
     await sweepAt(0);
     expect(await where(uid)).toBe('Trash');
