@@ -217,6 +217,9 @@ export class WebhookDispatcher implements Worker {
         : delay === null
           ? { status: 'failed' }
           : { status: 'pending', nextAttemptAt: new Date(at.getTime() + delay) },
+      // What follows writes the webhook's row: a failure's streak or a disable, a success's end
+      // of a streak (markHealthy writes nothing while there is none).
+      changesWebhook: !isTest && (!result.ok || job.failing_since !== null),
     });
     if (!recorded || isTest) return;
     if (result.ok) {

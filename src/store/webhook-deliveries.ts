@@ -14,6 +14,8 @@ export interface DeliveryJob {
   url: string;
   secret: string;
   webhook_status: 'enabled' | 'disabled';
+  /** The webhook's failure streak when the job was read (a success then ends it). */
+  failing_since: string | null;
   event_id: string;
   event_type: string;
   payload: string;
@@ -33,6 +35,11 @@ export interface AttemptRecord {
   response: { excerpt: string | null; bytes: number | null };
   /** The delivery afterwards: pending again at `nextAttemptAt`, succeeded or failed. */
   outcome: { status: 'succeeded' | 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+  /**
+   * Whether the caller changes the webhook's row in the same transaction afterwards (its failure
+   * streak, a disable): the webhook's row is then taken first, as a disable takes it.
+   */
+  changesWebhook: boolean;
 }
 
 export interface AttemptListRow {
@@ -136,6 +143,7 @@ export class WebhookDeliveryStore {
           'w.url',
           'w.secret',
           'w.status as webhook_status',
+          'w.failing_since',
           'e.id as event_id',
           'e.type as event_type',
           'e.payload',
@@ -164,9 +172,10 @@ export class WebhookDeliveryStore {
   async recordAttempt(record: AttemptRecord): Promise<boolean> {
     return this.db.transaction(async () => {
       // The webhook's row before the delivery's, the order a disable takes them in
-      // (WebhookStore.update): the dispatcher changes the webhook's health in this transaction,
-      // and the other order deadlocked with a user's disable on PostgreSQL.
-      if (this.db.dialect.rowLocks)
+      // (WebhookStore.update): when the caller changes the webhook in this transaction, the other
+      // order deadlocked with a user's disable on PostgreSQL. Only then: every success taking it
+      // made the nodes' dispatchers of one webhook wait for each other's commits.
+      if (record.changesWebhook && this.db.dialect.rowLocks)
         await this.db.rawFirst('SELECT id FROM webhooks WHERE id = ? FOR NO KEY UPDATE', record.webhookId);
       const now = nowIso(record.at);
       const { outcome } = record;

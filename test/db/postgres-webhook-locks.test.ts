@@ -87,6 +87,8 @@ describe('a webhook disabled while its dispatcher records an attempt, on Postgre
             request: { url: webhook.url, headers: {} },
             response: { excerpt: '', bytes: 0 },
             outcome: { status: 'pending', nextAttemptAt: new Date(at.getTime() + 60_000) },
+            // As the dispatcher says for a failure: its streak is written next.
+            changesWebhook: true,
           });
           await dispatcher.webhooks.markFailing(webhook.id, at);
         }
