@@ -3,7 +3,8 @@
  * base64: it hides the 3-byte structure of what it encodes, so a PDF, a logo or a CSV sent as an
  * attachment compresses as if it were noise. Each run of base64 lines is replaced by its decoded
  * bytes before compression and encoded again when the source is read, byte for byte: a run is
- * taken only when encoding its bytes again gives back exactly the text it came from.
+ * taken only when encoding its bytes again gives back exactly the text it came from (its lines
+ * whole groups of four, its padding as an encoder writes it: canonicalEnd).
  *
  * No MIME parsing: a run is lines of base64 of one length (a multiple of 4), each ended by CRLF,
  * the last one possibly shorter. A piece of a big source (message-sources.ts) is handled on its
@@ -27,9 +28,12 @@ const LF = 10;
 const EQUALS = 61;
 const CRLF = Buffer.from('\r\n');
 
-const BASE64_BYTE = new Uint8Array(256);
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=')
-  BASE64_BYTE[c.charCodeAt(0)] = 1;
+/** Each base64 letter's value; -1 for every other byte, '=' included. */
+const VALUE = new Int8Array(256).fill(-1);
+for (const [value, letter] of [
+  ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
+].entries())
+  VALUE[letter.charCodeAt(0)] = value;
 
 interface Run {
   start: number;
@@ -40,13 +44,29 @@ interface Run {
   size: number;
 }
 
-/** Whether bytes [start, end) are all of base64's alphabet, with '=' only at the end. */
-function isBase64Line(raw: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    if (BASE64_BYTE[raw[i]!] === 0) return false;
-    if (raw[i] === EQUALS && i < end - 2) return false;
-  }
-  return true;
+/**
+ * A line [start, end) of base64: `plain` (letters only), `padded` (letters, then one or two '='
+ * ending it: the end of a run), or undefined when it is not base64.
+ */
+function lineKind(raw: Buffer, start: number, end: number): 'plain' | 'padded' | undefined {
+  let at = start;
+  while (at < end && VALUE[raw[at]!]! >= 0) at++;
+  if (at === end) return 'plain';
+  const pads = end - at;
+  if (at === start || pads > 2 || raw[at] !== EQUALS || raw[end - 1] !== EQUALS) return undefined;
+  return 'padded';
+}
+
+/**
+ * Whether the last line of a run, [start, end), ends base64 as an encoder writes it: whole groups
+ * of four, and no bits set in what the padding leaves over. With every other line whole groups
+ * too, encoding the run's bytes again then gives back exactly its text.
+ */
+function canonicalEnd(raw: Buffer, start: number, end: number): boolean {
+  if ((end - start) % 4 !== 0) return false;
+  const pads = raw[end - 2] === EQUALS ? 2 : raw[end - 1] === EQUALS ? 1 : 0;
+  const spare = pads === 2 ? 0x0f : pads === 1 ? 0x03 : 0;
+  return (VALUE[raw[end - 1 - pads]!]! & spare) === 0;
 }
 
 /** `bytes` as base64 in lines of `lineLength`, each ended by CRLF: what a run's text was. */
@@ -64,37 +84,35 @@ function encodeRun(bytes: Buffer, lineLength: number): Buffer {
 }
 
 /** The run starting at the line [start, lineEnd), if it is one worth decoding and comes back exactly. */
-function runAt(raw: Buffer, start: number, lineEnd: number): Run | { end: number } {
+function runAt(raw: Buffer, start: number, lineEnd: number, kind: 'plain' | 'padded'): Run | { end: number } {
   const lineLength = lineEnd - start;
   let end = lineEnd + 2;
-  let last = raw[lineEnd - 1] === EQUALS;
+  let lastStart = start;
+  let last = kind === 'padded';
   while (!last && end < raw.length) {
     const next = raw.indexOf(CRLF, end);
     if (next < 0) break;
     const length = next - end;
-    if (length === 0 || length > lineLength || !isBase64Line(raw, end, next)) break;
+    const nextKind = length > 0 && length <= lineLength ? lineKind(raw, end, next) : undefined;
+    if (nextKind === undefined) break;
+    lastStart = end;
     end = next + 2;
-    last = length < lineLength || raw[next - 1] === EQUALS;
+    last = length < lineLength || nextKind === 'padded';
   }
-  if ((end - start) * 0.7 < MIN_RUN_BYTES) return { end };
+  if ((end - start) * 0.7 < MIN_RUN_BYTES || !canonicalEnd(raw, lastStart, end - 2)) return { end };
   const bytes = decodeRun(raw, start, end, lineLength);
-  if (!bytes) return { end };
   return { start, end, lineLength, bytes, size: bytes.reduce((sum, b) => sum + b.length, 0) };
 }
 
 /**
  * The bytes of the run of lines [start, end), SEGMENT_LINES lines at a time (each whole line is
- * whole groups of four), or undefined when encoding them again does not give back those lines.
+ * whole groups of four). Node's decoder passes over the CRLFs.
  */
-function decodeRun(raw: Buffer, start: number, end: number, lineLength: number): Buffer[] | undefined {
+function decodeRun(raw: Buffer, start: number, end: number, lineLength: number): Buffer[] {
   const segment = SEGMENT_LINES * (lineLength + 2);
   const out: Buffer[] = [];
-  for (let from = start; from < end; from += segment) {
-    const to = Math.min(end, from + segment);
-    const bytes = Buffer.from(raw.toString('latin1', from, to), 'base64');
-    if (!encodeRun(bytes, lineLength).equals(raw.subarray(from, to))) return undefined;
-    out.push(bytes);
-  }
+  for (let from = start; from < end; from += segment)
+    out.push(Buffer.from(raw.toString('latin1', from, Math.min(end, from + segment)), 'base64'));
   return out;
 }
 
@@ -105,8 +123,9 @@ function findRuns(raw: Buffer): Run[] {
     const lineEnd = raw.indexOf(CRLF, at);
     if (lineEnd < 0) break;
     const length = lineEnd - at;
-    if (length >= 4 && length % 4 === 0 && length <= 0xffff && isBase64Line(raw, at, lineEnd)) {
-      const run = runAt(raw, at, lineEnd);
+    const kind = length >= 4 && length % 4 === 0 && length <= 0xffff ? lineKind(raw, at, lineEnd) : undefined;
+    if (kind !== undefined) {
+      const run = runAt(raw, at, lineEnd, kind);
       if ('bytes' in run) runs.push(run);
       at = run.end;
     } else at = lineEnd + 2;
