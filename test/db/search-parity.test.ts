@@ -115,6 +115,9 @@ const QUERIES = [
   'nandunandunandunandu',
   'ñandúñandúñandúña',
   'ñandúñandúñandúñandúñ commit',
+  // A word over 2,046 bytes, more than a tsvector holds: found whole, and by its start.
+  'q'.repeat(3000),
+  'q'.repeat(2500),
 ];
 
 /** PostgreSQL's SQL, to compile the dialect's condition without a server. */

@@ -1,7 +1,5 @@
 import { searchWordsInOrder, searchWordsOf } from '../search-words.js';
 
-/** PostgreSQL refuses a lexeme of more bytes than this (tsvector input: "word is too long"). */
-const MAX_LEXEME_BYTES = 2046;
 /** A tsvector holds at most 1 MB; stop short of it (only a pathological text comes near). */
 const MAX_DOCUMENT_BYTES = 1_000_000;
 
@@ -19,8 +17,8 @@ const REST = '\x01';
  * words already are), one space between them, each longer than INDEXED_CHARACTERS cut there; then,
  * where there are such, U+0001 and what was cut off each, in the same order. FTS5 never makes a
  * word with a space or a control character in it, so the index's mailroom_search_tokens and
- * mailroom_search_whole get them back by splitting. Words PostgreSQL cannot hold in a tsvector are
- * left out, as its own to_tsvector leaves them out.
+ * mailroom_search_whole get them back by splitting. A word of more than the 2,046 bytes a tsvector
+ * takes is kept too (left out before migration 031): the index holds its first characters only.
  */
 export function searchWordsText(text: string): string {
   const kept: string[] = [];
@@ -28,9 +26,7 @@ export function searchWordsText(text: string): string {
   const rest: string[] = [];
   let bytes = 0;
   for (const word of searchWordsOf(text)) {
-    const size = Buffer.byteLength(word);
-    if (size > MAX_LEXEME_BYTES) continue;
-    bytes += size + 8;
+    bytes += Buffer.byteLength(word) + 8;
     if (bytes > MAX_DOCUMENT_BYTES) break;
     const characters = word.length > INDEXED_CHARACTERS ? Array.from(word) : undefined;
     if (characters === undefined || characters.length <= INDEXED_CHARACTERS) kept.push(word);
