@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Db } from '../db/connection.js';
 import { decodeBase64Runs, encodeBase64Runs } from './base64-runs.js';
@@ -34,14 +33,11 @@ const brotliOptions = (size: number): zlib.BrotliOptions => ({
 
 const compress = (bytes: Buffer): Buffer => zlib.brotliCompressSync(bytes, brotliOptions(bytes.length));
 
-const brotliCompressAsync = promisify(zlib.brotliCompress);
-
-/** On libuv's thread pool: compressing 25 MB takes the caller's thread a second and more on a loaded machine. */
-const compressAway = (bytes: Buffer): Promise<Buffer> =>
-  brotliCompressAsync(bytes, brotliOptions(bytes.length));
-
-/** As compressAway, `parts` one after the other, without first copying them into one buffer. */
-async function compressPartsAway(parts: Buffer[]): Promise<Buffer> {
+/**
+ * `parts` one after the other, compressed on libuv's thread pool (compressing 25 MB takes the
+ * caller's thread a second and more on a loaded machine), without first copying them into one buffer.
+ */
+async function compressAway(parts: Buffer[]): Promise<Buffer> {
   const encoder = zlib.createBrotliCompress(brotliOptions(parts.reduce((n, part) => n + part.length, 0)));
   const out: Buffer[] = [];
   encoder.on('data', (chunk: Buffer) => out.push(chunk));
@@ -66,14 +62,17 @@ export interface MessageBody {
  */
 const JOINT_SOURCE_BYTES = 256 * 1024;
 
-/** Text and html as stored: their lengths in bytes (4 each, little-endian), the text, the html. */
-function plainBody({ text, html }: MessageBody): Buffer {
+/**
+ * Text and html as stored: their lengths in bytes (4 each, little-endian), the text, the html;
+ * in parts, which the compressor takes one after the other.
+ */
+function plainBody({ text, html }: MessageBody): Buffer[] {
   const textBytes = Buffer.from(text, 'utf8');
   const htmlBytes = Buffer.from(html, 'utf8');
   const lengths = Buffer.alloc(8);
   lengths.writeUInt32LE(textBytes.length, 0);
   lengths.writeUInt32LE(htmlBytes.length, 4);
-  return Buffer.concat([lengths, textBytes, htmlBytes]);
+  return [lengths, textBytes, htmlBytes];
 }
 
 /** The text and html at the start of `bytes`, and where they end. */
@@ -101,7 +100,7 @@ export function unpackBody(body: Buffer, raw: Buffer | null): MessageBody {
 async function packSource(raw: Buffer): Promise<Buffer[]> {
   const pieces: Buffer[] = [];
   for (let start = 0; start === 0 || start < raw.length; start += RAW_PIECE_BYTES) {
-    pieces.push(await compressPartsAway(decodeBase64Runs(raw.subarray(start, start + RAW_PIECE_BYTES))));
+    pieces.push(await compressAway(decodeBase64Runs(raw.subarray(start, start + RAW_PIECE_BYTES))));
   }
   return pieces;
 }
@@ -126,7 +125,7 @@ export async function packMessage(raw: Buffer, body: MessageBody): Promise<Packe
   if (raw.length <= JOINT_SOURCE_BYTES) {
     return {
       body: Buffer.alloc(0),
-      pieces: [compress(Buffer.concat([plainBody(body), ...decodeBase64Runs(raw)]))],
+      pieces: [compress(Buffer.concat([...plainBody(body), ...decodeBase64Runs(raw)]))],
     };
   }
   return { body: await compressAway(plainBody(body)), pieces: await packSource(raw) };
