@@ -273,6 +273,21 @@ describe('GET /metrics with outbound trouble (relay)', () => {
     expect(value(after, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(1024 * 1024);
     expect(after.text).toContain('# TYPE process_cpu_seconds_total counter');
   });
+
+  it('counts garbage-collection pauses by kind, with their seconds', async () => {
+    const major = (s: Scrape) => value(s, 'nodejs_gc_duration_seconds_count', { kind: 'major' });
+    const before = await scrape(server);
+    (globalThis as { gc: () => void }).gc();
+    // The observer hears of a collection on a later turn of the event loop.
+    let after = await scrape(server);
+    while (major(after) === major(before)) after = await scrape(server);
+    expect(major(after)).toBeGreaterThan(major(before));
+    expect(value(after, 'nodejs_gc_duration_seconds_sum', { kind: 'major' })).toBeGreaterThan(0);
+    expect(value(after, 'nodejs_gc_duration_seconds_bucket', { kind: 'major', le: '+Inf' })).toBe(
+      major(after),
+    );
+    expect(after.text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
+  });
 });
 
 describe('GET /metrics with MAILROOM_METRICS_TOKEN', () => {

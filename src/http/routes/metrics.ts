@@ -6,6 +6,7 @@ import { nodeIdOf } from '../../config.js';
 import { VERSION } from '../../version.js';
 import type { AppEnv } from '../context.js';
 import { sendError } from '../errors.js';
+import { GC_BUCKETS, gcPauses } from '../gc-metrics.js';
 import { LATENCY_BUCKETS } from '../middleware/metrics.js';
 import type { HttpMetrics } from '../middleware/metrics.js';
 
@@ -25,6 +26,7 @@ interface Sample {
  * then it wants `Authorization: Bearer <token>`.
  */
 export function registerMetricsRoute(app: Hono<AppEnv>, http: HttpMetrics): void {
+  gcPauses(); // observed from the start, not from the first scrape
   app.get('/metrics', async (c) => {
     if (!authorised(c)) {
       c.header('WWW-Authenticate', 'Bearer');
@@ -143,6 +145,12 @@ function processFamilies(): string[] {
       'Memory of Buffers and other objects outside the V8 heap, in bytes.',
       [{ value: heap.external }],
     ),
+    ...family(
+      'nodejs_gc_duration_seconds',
+      'histogram',
+      "The main thread's garbage-collection pauses by kind (minor, major, incremental, weakcb), in seconds.",
+      gcPauses().flatMap((s) => histogramSamples({ kind: s.kind }, GC_BUCKETS, s)),
+    ),
   ];
 }
 
@@ -156,19 +164,7 @@ function httpFamilies(http: HttpMetrics): string[] {
   const latency = http
     .latencySeries()
     .sort(byRoute)
-    .flatMap((s) => {
-      const labels = { method: s.method, route: s.route };
-      return [
-        ...LATENCY_BUCKETS.map((bound, i) => ({
-          suffix: '_bucket',
-          labels: { ...labels, le: String(bound) },
-          value: s.buckets[i] ?? 0,
-        })),
-        { suffix: '_bucket', labels: { ...labels, le: '+Inf' }, value: s.count },
-        { suffix: '_sum', labels, value: s.sum },
-        { suffix: '_count', labels, value: s.count },
-      ];
-    });
+    .flatMap((s) => histogramSamples({ method: s.method, route: s.route }, LATENCY_BUCKETS, s));
   return [
     ...family(
       'mailroom_http_requests_total',
@@ -187,6 +183,24 @@ function httpFamilies(http: HttpMetrics): string[] {
 
 function byLabel(name: string, counts: Record<string, number>): Sample[] {
   return Object.entries(counts).map(([value, count]) => ({ labels: { [name]: value }, value: count }));
+}
+
+/** One series of a histogram: a `_bucket` sample per bound (cumulative counts), then `_sum` and `_count`. */
+function histogramSamples(
+  labels: Labels,
+  bounds: readonly number[],
+  series: { buckets: number[]; sum: number; count: number },
+): Sample[] {
+  return [
+    ...bounds.map((bound, i) => ({
+      suffix: '_bucket',
+      labels: { ...labels, le: String(bound) },
+      value: series.buckets[i] ?? 0,
+    })),
+    { suffix: '_bucket', labels: { ...labels, le: '+Inf' }, value: series.count },
+    { suffix: '_sum', labels, value: series.sum },
+    { suffix: '_count', labels, value: series.count },
+  ];
 }
 
 function family(

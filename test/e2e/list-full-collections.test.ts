@@ -1,0 +1,63 @@
+// Engines: SQLite only: what a page allocates is the same on both engines (its rows are made
+// alike), and the process's own flags matter, so this runs `mailroom serve` itself.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnServe } from '../helpers/serve-process.js';
+import type { ServeProcess } from '../helpers/serve-process.js';
+
+const MESSAGES = 50;
+const PAGES = 1500;
+
+// A page's 50 views once left ~36 KB in the old generation (spread copies, which V8 makes there):
+// a full collection every ~300 pages, whose pauses were the list's p99 on PostgreSQL
+// (docs/decisions/list-performance.md, "Garbage a page leaves"). Counted by the server's own
+// /metrics (nodejs_gc_duration_seconds), so an operator sees what this test sees.
+describe('listing pages', () => {
+  let server: ServeProcess;
+  let dataDir: string;
+  let apiKey: string;
+  let inbox: string;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-list-gc-'));
+    server = await spawnServe({ MAILROOM_DATA_DIR: dataDir, MAILROOM_RATE_LIMIT: '100000' });
+    apiKey = /mr_live_[A-Za-z0-9_-]+/.exec(server.stderr())![0];
+    inbox = (await api('/api/v1/accounts')).data.accounts[0]!.address;
+    const smtp = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: server.smtpPort,
+      secure: false,
+      pool: true,
+    });
+    const text = 'The figures for the second quarter are attached, with the notes from Tuesday. '.repeat(12);
+    for (let i = 0; i < MESSAGES; i++)
+      await smtp.sendMail({ from: `sender${i}@example.com`, to: inbox, subject: `Report ${i}`, text });
+    smtp.close();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function api(route: string) {
+    const res = await fetch(`${server.baseUrl}${route}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    if (!res.ok) throw new Error(`${route}: ${res.status}`);
+    return (await res.json()) as { data: { accounts: { address: string }[]; emails: unknown[] } };
+  }
+
+  async function fullCollections(): Promise<number> {
+    const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('nodejs_gc_duration_seconds_count{kind="major"}'));
+    return Number(line?.split(' ').pop() ?? 0);
+  }
+
+  it(`needs at most one full collection in ${PAGES} pages of ${MESSAGES}`, async () => {
+    const page = `/api/v1/emails?account=${encodeURIComponent(inbox)}&limit=${MESSAGES}`;
+    for (let i = 0; i < 200; i++) await api(page); // compiled first: code is not a page's garbage
+    const before = await fullCollections();
+    for (let i = 0; i < PAGES; i++) expect((await api(page)).data.emails).toHaveLength(MESSAGES);
+    expect((await fullCollections()) - before).toBeLessThanOrEqual(1);
+  });
+});
