@@ -1,6 +1,8 @@
+import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { collectWhenIdle, idleStep } from '../../src/mailbox/ingest/collect-when-idle.js';
 import type { IdleState } from '../../src/mailbox/ingest/collect-when-idle.js';
+import { collectAndCompact, collectNow } from '../../src/mailbox/ingest/release-large.js';
 
 describe('a thread collects once it is quiet after work', () => {
   it('collects on the first quiet window after work, once, and again only after more work', () => {
@@ -22,5 +24,27 @@ describe('a thread collects once it is quiet after work', () => {
       stop = collectWhenIdle(1000, resolve);
     });
     stop();
+  });
+});
+
+describe("a quiet thread's collection", () => {
+  const oldSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')!;
+  /** Old-generation pages kept for nothing: the space V8 holds beyond its live objects, in MB. */
+  const keptFree = () => (oldSpace().space_size - oldSpace().space_used_size) / 2 ** 20;
+
+  it('gives back the pages of an old generation left sparse', () => {
+    // Objects that live long enough to reach the old generation, then half of them die: the
+    // survivors hold every page they are spread over until a collection moves them, and V8's own
+    // choice moves pages only when far emptier than that (an ordinary collection here: 22.3 MB
+    // kept free before, 22.2 after; compacting: 23.6 -> 1.0).
+    let kept: string[][] = Array.from({ length: 400_000 }, (_, i) => [`a string of its own ${i}`]);
+    collectNow();
+    collectNow();
+    kept = kept.filter((_, i) => i % 2 === 0);
+    collectNow();
+    const sparse = keptFree();
+    collectAndCompact();
+    expect(kept).toHaveLength(200_000);
+    expect(sparse - keptFree()).toBeGreaterThan(8);
   });
 });

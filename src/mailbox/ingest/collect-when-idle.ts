@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { collectNow } from './release-large.js';
+import { collectAndCompact } from './release-large.js';
 
 /** How long a thread must be quiet (its event loop under 1% busy) before it collects. */
 const WINDOW_MS = 10_000;
@@ -25,10 +25,10 @@ export function idleStep(state: IdleState, utilization: number): boolean {
  * Runs one full collection on this thread once it has been quiet for a whole window after work
  * (start-up counts as work). V8 keeps the young generation it grew under load (32 MB on the main
  * thread) and the old generation's free pages until its next full collection, which a quiet
- * server never reaches; a collection once the allocation rate is low gives both back. The cost
- * is one collection per quiet spell, nothing per message. Returns a function that stops it.
+ * server never reaches; a compacting collection once the allocation rate is low gives both back.
+ * The cost is one collection per quiet spell, nothing per message. Returns a function that stops it.
  */
-export function collectWhenIdle(windowMs = WINDOW_MS, collect: () => void = collectNow): () => void {
+export function collectWhenIdle(windowMs = WINDOW_MS, collect: () => void = collectAndCompact): () => void {
   const state: IdleState = { worked: true };
   let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {

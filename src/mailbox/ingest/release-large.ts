@@ -37,6 +37,25 @@ export function collectNow(): void {
   collector()();
 }
 
+/**
+ * Two full collections for a thread gone quiet: an ordinary one, which gives back the young
+ * generation grown under load (32 MB on the main thread), then one that compacts the old
+ * generation. An ordinary collection frees objects but keeps each page any survivor is on (a
+ * server quiet after 100,000 messages kept 41 MB of old generation for 29 MB of live objects;
+ * compacted, 30 MB). Compacting first, the copies' new pages came on top of the young
+ * generation still held: the process's peak rose by ~30 MB. V8 decides per collection whether to
+ * compact; the flag is set for the second one only.
+ */
+export function collectAndCompact(): void {
+  collectNow();
+  v8.setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    collectNow();
+  } finally {
+    v8.setFlagsFromString('--no-compact-on-every-full-gc');
+  }
+}
+
 function collector(): () => void {
   if (!collect) {
     // The collector without starting node with --expose-gc: the flag applies to contexts made after it.
