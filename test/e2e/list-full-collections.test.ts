@@ -9,12 +9,15 @@ import { spawnServe } from '../helpers/serve-process.js';
 import type { ServeProcess } from '../helpers/serve-process.js';
 
 const MESSAGES = 50;
-const PAGES = 1500;
+const PAGES = 3000;
+/** A quiet spell's own collections (two, collect-when-idle.ts), should the machine stall the client 10 s. */
+const ALLOWED = 3;
 
 // A page's 50 views once left ~36 KB in the old generation (spread copies, which V8 makes there):
 // a full collection every ~300 pages, whose pauses were the list's p99 on PostgreSQL
-// (docs/decisions/list-performance.md, "Garbage a page leaves"). Counted by the server's own
-// /metrics (nodejs_gc_duration_seconds), so an operator sees what this test sees.
+// (docs/decisions/list-performance.md, "Garbage a page leaves"): 10 in these 3,000 pages, 0
+// since. Counted by the server's own /metrics (nodejs_gc_duration_seconds), so an operator sees
+// what this test sees.
 describe('listing pages', () => {
   let server: ServeProcess;
   let dataDir: string;
@@ -53,11 +56,11 @@ describe('listing pages', () => {
     return Number(line?.split(' ').pop() ?? 0);
   }
 
-  it(`needs at most one full collection in ${PAGES} pages of ${MESSAGES}`, async () => {
+  it(`needs at most ${ALLOWED} full collections in ${PAGES} pages of ${MESSAGES}`, async () => {
     const page = `/api/v1/emails?account=${encodeURIComponent(inbox)}&limit=${MESSAGES}`;
     for (let i = 0; i < 200; i++) await api(page); // compiled first: code is not a page's garbage
     const before = await fullCollections();
     for (let i = 0; i < PAGES; i++) expect((await api(page)).data.emails).toHaveLength(MESSAGES);
-    expect((await fullCollections()) - before).toBeLessThanOrEqual(1);
+    expect((await fullCollections()) - before).toBeLessThanOrEqual(ALLOWED);
   });
 });
