@@ -22,11 +22,11 @@ export function idleStep(state: IdleState, utilization: number): boolean {
 }
 
 /**
- * Runs one full collection on this thread once it has been quiet for a whole window after work
- * (start-up counts as work). V8 keeps the young generation it grew under load (32 MB on the main
- * thread) and the old generation's free pages until its next full collection, which a quiet
- * server never reaches; a compacting collection once the allocation rate is low gives both back.
- * The cost is one collection per quiet spell, nothing per message. Returns a function that stops it.
+ * Collects on this thread once it has been quiet for a whole window after work (start-up counts
+ * as work). V8 keeps the young generation it grew under load (32 MB on the main thread) and the
+ * old generation's free pages until its next full collection, which a quiet server never
+ * reaches; full collections once the allocation rate is low give both back (collectAndCompact).
+ * The cost is two collections per quiet spell, nothing per message. Returns a function that stops it.
  */
 export function collectWhenIdle(windowMs = WINDOW_MS, collect: () => void = collectAndCompact): () => void {
   const state: IdleState = { worked: true };
