@@ -496,7 +496,7 @@ export const settings = {
     env: 'MAILROOM_HEAP_GROWTH_PERCENT',
     schema: z.coerce.number().int().min(0).max(1000),
     default: 30,
-    help: "serve: V8's old generation grows this % past the live heap before a full collection, pretenuring off, one collection per thread once quiet after work (0: V8's defaults)",
+    help: "serve: V8's old generation grows this % past the live heap before a full collection, pretenuring off, a compacting collection per thread once quiet after work (0: V8's defaults)",
   },
   dbSync: {
     env: 'MAILROOM_DB_SYNC',
