@@ -109,15 +109,24 @@ export class WebhookDeliveryStore {
    * Takes deliveries for sending, in one statement: under a new claim id, counting the attempt,
    * with the due time pushed to the end of a `leaseMs` lease on the database's clock, so no other
    * node or loop picks them meanwhile; if the process dies mid-send they fall due again when the
-   * lease runs out. Returns the ids actually taken (another node may have been first).
+   * lease runs out. Returns the ids actually taken (another node may have been first, or be
+   * changing one of them: it is left for a later pass).
    */
   async claim(ids: number[], leaseMs: number): Promise<number[]> {
     if (ids.length === 0) return [];
     const { clockPlusMs } = this.db.dialect;
+    const listed = ids.map(() => '?').join(', ');
+    // On PostgreSQL a row another transaction holds (a disable failing the webhook's deliveries,
+    // another node's claim) is skipped, not waited for: waiting, this statement and a disable
+    // updating the same rows in another order could each hold what the other wants.
+    const free =
+      this.db.engine === 'postgres'
+        ? `id IN (SELECT id FROM webhook_deliveries WHERE id IN (${listed}) FOR UPDATE SKIP LOCKED)`
+        : `id IN (${listed})`;
     const rows = await this.db.rawAllUnsynced<{ id: number }>(
       `UPDATE webhook_deliveries
           SET claim_id = ?, attempts = attempts + 1, next_attempt_at = ${clockPlusMs}
-        WHERE id IN (${ids.map(() => '?').join(', ')})
+        WHERE ${free}
           AND status = 'pending' AND next_attempt_at <= ${clockPlusMs}
         RETURNING id`,
       newId('clm'),

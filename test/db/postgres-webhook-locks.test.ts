@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresDb } from '../../src/db/postgres/db.js';
 import { openPostgres } from '../../src/db/postgres/open.js';
@@ -29,8 +30,8 @@ describe('a webhook disabled while its dispatcher records an attempt, on Postgre
     if (url) await (await testPostgres()).dropDatabase(url);
   });
 
-  /** A webhook with `count` deliveries, each pending and claimed by the dispatcher. */
-  async function claimedDeliveries(count: number) {
+  /** A webhook with `count` deliveries, each pending and due. */
+  async function pendingDeliveries(count: number) {
     const [store] = stores;
     const webhook = await store!.webhooks.create({
       userId,
@@ -61,7 +62,13 @@ describe('a webhook disabled while its dispatcher records an attempt, on Postgre
       });
       ids.push(id);
     }
-    expect(await store!.webhookDeliveries.claim(ids, 60_000)).toHaveLength(count);
+    return { webhook, ids };
+  }
+
+  /** A webhook with `count` deliveries, each pending and claimed by the dispatcher. */
+  async function claimedDeliveries(count: number) {
+    const { webhook, ids } = await pendingDeliveries(count);
+    expect(await stores[0]!.webhookDeliveries.claim(ids, 60_000)).toHaveLength(count);
     const claims = await dbs[0]!.rawAll<{ id: number; claim_id: string }>(
       `SELECT id, claim_id FROM webhook_deliveries WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`,
       ...ids,
@@ -104,4 +111,43 @@ describe('a webhook disabled while its dispatcher records an attempt, on Postgre
       expect((await user.webhooks.get(userId, webhook.id))?.status).toBe('disabled');
     }
   });
+
+  // A claim takes several deliveries in one statement; a disable updates them too, in its own
+  // order. A claim that waited for a row another transaction holds could close a cycle with it:
+  // it takes what it can and leaves the rest for a later pass.
+  it('claims what no other transaction holds, without waiting for the rest', async () => {
+    const { ids } = await pendingDeliveries(2);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [ids[0]]);
+      const claim = stores[0]!.webhookDeliveries.claim(ids, 60_000);
+      const waited = waitingOnALock(holder);
+      const first = await Promise.race([claim, waited.then(() => 'waited on the held row')]);
+      waited.cancel();
+      await holder.query('ROLLBACK');
+      expect(first).toEqual([ids[1]]);
+      expect(await stores[0]!.webhookDeliveries.claim(ids, 60_000)).toEqual([ids[0]]);
+    } finally {
+      await holder.end();
+    }
+  });
 });
+
+/** Resolves once another backend of the holder's database waits on a lock; `cancel` stops looking. */
+function waitingOnALock(holder: pg.Client): Promise<void> & { cancel: () => void } {
+  let cancelled = false;
+  const found = (async () => {
+    while (!cancelled) {
+      const { rows } = await holder.query(
+        `SELECT 1 FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
+      );
+      if (rows.length > 0) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await new Promise(() => {});
+  })();
+  return Object.assign(found, { cancel: () => (cancelled = true) });
+}
