@@ -47,7 +47,7 @@ describe('listing pages', () => {
   async function api(route: string) {
     const res = await fetch(`${server.baseUrl}${route}`, { headers: { authorization: `Bearer ${apiKey}` } });
     if (!res.ok) throw new Error(`${route}: ${res.status}`);
-    return (await res.json()) as { data: { accounts: { address: string }[]; emails: unknown[] } };
+    return (await res.json()) as { data: { accounts: { address: string }[] } };
   }
 
   async function fullCollections(): Promise<number> {
@@ -56,11 +56,30 @@ describe('listing pages', () => {
     return Number(line?.split(' ').pop() ?? 0);
   }
 
-  it(`needs at most ${ALLOWED} full collections in ${PAGES} pages of ${MESSAGES}`, async () => {
-    const page = `/api/v1/emails?account=${encodeURIComponent(inbox)}&limit=${MESSAGES}`;
-    for (let i = 0; i < 200; i++) await api(page); // compiled first: code is not a page's garbage
-    const before = await fullCollections();
-    for (let i = 0; i < PAGES; i++) expect((await api(page)).data.emails).toHaveLength(MESSAGES);
-    expect((await fullCollections()) - before).toBeLessThanOrEqual(ALLOWED);
-  });
+  /** `count` pages, each read to its end; the first one's emails (the rest: the same page). */
+  async function pages(count: number): Promise<unknown[]> {
+    const page = `${server.baseUrl}/api/v1/emails?account=${encodeURIComponent(inbox)}&limit=${MESSAGES}`;
+    const headers = { authorization: `Bearer ${apiKey}` };
+    let first: unknown[] = [];
+    for (let i = 0; i < count; i++) {
+      const res = await fetch(page, { headers });
+      if (!res.ok) throw new Error(`page ${i}: ${res.status}`);
+      if (i === 0) first = ((await res.json()) as { data: { emails: unknown[] } }).data.emails;
+      else await res.arrayBuffer();
+    }
+    return first;
+  }
+
+  // A page costs the server ~1-3 ms; most of this test's time is the client's, so on a loaded
+  // machine it gets minutes rather than the default two.
+  it(
+    `needs at most ${ALLOWED} full collections in ${PAGES} pages of ${MESSAGES}`,
+    { timeout: 600_000 },
+    async () => {
+      await pages(200); // compiled first: code is not a page's garbage
+      const before = await fullCollections();
+      expect(await pages(PAGES)).toHaveLength(MESSAGES);
+      expect((await fullCollections()) - before).toBeLessThanOrEqual(ALLOWED);
+    },
+  );
 });
