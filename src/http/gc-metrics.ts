@@ -1,5 +1,6 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import type { PerformanceEntry } from 'node:perf_hooks';
+import { observeInto } from './middleware/metrics.js';
 
 /** Upper bounds of the pause histogram, in seconds (Prometheus's Node client uses the same). */
 export const GC_BUCKETS = [0.001, 0.01, 0.1, 1, 2, 5] as const;
@@ -41,10 +42,5 @@ function record(observed: Map<string, GcSeries>, entry: PerformanceEntry): void 
     KINDS[(entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
   let s = observed.get(kind);
   if (!s) observed.set(kind, (s = { kind, buckets: GC_BUCKETS.map(() => 0), sum: 0, count: 0 }));
-  const seconds = entry.duration / 1000;
-  GC_BUCKETS.forEach((bound, i) => {
-    if (seconds <= bound) s.buckets[i]! += 1;
-  });
-  s.sum += seconds;
-  s.count += 1;
+  observeInto(s, GC_BUCKETS, entry.duration / 1000);
 }

@@ -47,11 +47,7 @@ export class HttpMetrics {
       latency = { method: m, route, buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 };
       this.latencies.set(latencyKey, latency);
     }
-    LATENCY_BUCKETS.forEach((bound, i) => {
-      if (seconds <= bound) latency.buckets[i]! += 1;
-    });
-    latency.sum += seconds;
-    latency.count += 1;
+    observeInto(latency, LATENCY_BUCKETS, seconds);
   }
 
   requestSeries(): RequestSeries[] {
@@ -61,6 +57,19 @@ export class HttpMetrics {
   latencySeries(): LatencySeries[] {
     return [...this.latencies.values()];
   }
+}
+
+/** Counts one observation of `seconds` into a histogram's cumulative buckets (one per bound), sum and count. */
+export function observeInto(
+  histogram: { buckets: number[]; sum: number; count: number },
+  bounds: readonly number[],
+  seconds: number,
+): void {
+  bounds.forEach((bound, i) => {
+    if (seconds <= bound) histogram.buckets[i]! += 1;
+  });
+  histogram.sum += seconds;
+  histogram.count += 1;
 }
 
 /**
