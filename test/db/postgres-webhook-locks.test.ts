@@ -124,7 +124,7 @@ describe('a webhook disabled while its dispatcher records an attempt, on Postgre
       await holder.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [ids[0]]);
       const claim = stores[0]!.webhookDeliveries.claim(ids, 60_000);
       const waited = waitingOnALock(holder);
-      const first = await Promise.race([claim, waited.then(() => 'waited on the held row')]);
+      const first = await Promise.race([claim, waited.then((seen) => seen && 'waited on the held row')]);
       waited.cancel();
       await holder.query('ROLLBACK');
       expect(first).toEqual([ids[1]]);
@@ -135,8 +135,11 @@ describe('a webhook disabled while its dispatcher records an attempt, on Postgre
   });
 });
 
-/** Resolves once another backend of the holder's database waits on a lock; `cancel` stops looking. */
-function waitingOnALock(holder: pg.Client): Promise<void> & { cancel: () => void } {
+/**
+ * Resolves true once another backend of the holder's database waits on a lock; `cancel` stops
+ * looking (it then resolves false).
+ */
+function waitingOnALock(holder: pg.Client): Promise<boolean> & { cancel: () => void } {
   let cancelled = false;
   const found = (async () => {
     while (!cancelled) {
@@ -144,10 +147,10 @@ function waitingOnALock(holder: pg.Client): Promise<void> & { cancel: () => void
         `SELECT 1 FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
       );
-      if (rows.length > 0) return;
+      if (rows.length > 0) return true;
       await new Promise((r) => setTimeout(r, 10));
     }
-    await new Promise(() => {});
+    return false;
   })();
   return Object.assign(found, { cancel: () => (cancelled = true) });
 }
