@@ -12,6 +12,7 @@ import { PendingInserts } from './pending-inserts.js';
 import type { PendingRow } from './pending-inserts.js';
 import { listenForNotices } from './notices.js';
 import { SessionLocks } from './session-locks.js';
+import { StatementNames, isStalePlan } from './statement-names.js';
 import { numberPlaceholders } from './placeholders.js';
 import { withoutPassword } from './url.js';
 
@@ -90,6 +91,8 @@ export class PostgresDb implements Db {
   private readonly inside = new AsyncLocalStorage<Tx>();
   /** Set while a read runs that cannot see the rows insertSoon queued (readPast). */
   private readonly pastPending = new AsyncLocalStorage<true>();
+  /** Outside transactions, statements run often are prepared once per connection. */
+  private readonly names = new StatementNames();
 
   constructor(url: string, options: PostgresOptions = {}) {
     this.name = withoutPassword(url);
@@ -314,8 +317,16 @@ export class PostgresDb implements Db {
       if (tx.pending.size > 0 && !this.pastPending.getStore()) await this.writePending(tx);
       return this.onTransaction(tx, sql, parameters);
     }
+    const values = parameters.map(storable);
+    const name = this.names.nameFor(sql);
     try {
-      return await this.pool.query(sql, parameters.map(storable));
+      if (name === undefined) return await this.pool.query(sql, values);
+      try {
+        return await this.pool.query({ name, text: sql, values });
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        return await this.pool.query({ name: this.names.rename(sql), text: sql, values });
+      }
     } catch (error) {
       throw this.wrap(error);
     }
