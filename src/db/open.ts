@@ -12,9 +12,10 @@ export interface OpenOptions {
   onWarning?: (message: string) => void;
   /** Told when the start waits for another process's migration (or write) to finish. */
   onWait?: (message: string) => void;
-  /** SQLite's page cache for this connection, in KiB (16 MB unless told). */
-  cacheKib?: number;
 }
+
+/** SQLite's page cache per connection, in KiB. */
+const PAGE_CACHE_KIB = 4_096;
 
 /** Bytes the WAL file is cut back to after a checkpoint. */
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
@@ -28,9 +29,10 @@ export function openDatabase(options: OpenOptions): SqliteDb {
   sqlite.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // 16 MB per connection: the b-tree's inner pages fit, the rest is a pread from the OS's file
-  // cache away. 64 MB was all held by the end of a big IMAP sync (issue 17: RSS while syncing).
-  sqlite.pragma(`cache_size = -${options.cacheKib ?? 16_384}`);
+  // 4 MB per connection: the b-tree's inner pages fit, the rest is a pread from the OS's file
+  // cache away. Lists, searches and an IMAP sync measured as fast as with 16 MB, which a server
+  // filled over a few hundred thousand messages (docs/decisions/memory.md).
+  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   sqlite.pragma('temp_store = MEMORY');
   // A long write (an IMAP sync of big mail) grows the WAL far past its usual size; without a limit
   // the file keeps that size for good. With it, the WAL shrinks back once a checkpoint has run.

@@ -16,19 +16,13 @@ import { expectThreadLookups, fileForEach } from './receive.js';
 import { collectWhenIdle } from './collect-when-idle.js';
 import { releaseAfterLarge } from './release-large.js';
 
-/**
- * The ingest thread's SQLite page cache: it files and answers no list, so it keeps less than the
- * main thread's 16 MB, which holds the pages a list reads (docs/decisions/memory.md).
- */
-const INGEST_CACHE_KIB = 4_096;
-
 const config = workerData as Config;
 if (!config.secret) throw new Error('the ingest thread starts after MAILROOM_SECRET is loaded');
 // The main thread has applied the migrations by now. One batch at a time: two connections suffice.
 // The PostgreSQL driver loads only for a PostgreSQL database.
 const db: Db = config.databaseUrl
   ? new (await import('../../db/postgres/db.js')).PostgresDb(config.databaseUrl, { max: 2 })
-  : openDatabase({ file: config.dbFile, synchronous: config.dbSync, cacheKib: INGEST_CACHE_KIB });
+  : openDatabase({ file: config.dbFile, synchronous: config.dbSync });
 const deps = buildDeps({
   mode: 'ingest-thread',
   store: createStore(db, config.secret),
