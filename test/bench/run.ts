@@ -108,7 +108,10 @@ async function ingestBySmtpSource() {
       );
     const ours = median(of('Mailroom'));
     console.log(
-      `  ratio Mailroom / MailDev ${(ours / median(of('MailDev'))).toFixed(2)} (target >= 1.5), / sink ${(ours / median(of('bare sink'))).toFixed(2)} (target >= 0.5)`,
+      `  ratio Mailroom / MailDev ${(ours / median(of('MailDev'))).toFixed(2)}, / sink ${(ours / median(of('bare sink'))).toFixed(2)}` +
+        (persistent
+          ? '   (kept connections: beyond the target)'
+          : '   (target, smtp-source at its defaults: >= 1.5, >= 0.5)'),
     );
   }
 }
@@ -141,8 +144,10 @@ async function ingest() {
   console.log(
     `a bare smtp-server sink (reads and discards):          median ${fmt(median(sink))} msg/s   (${runs(sink)})`,
   );
-  console.log(`ratio Mailroom / MailDev: ${(median(ours) / median(peer)).toFixed(2)}   (target: >= 1.5)`);
-  console.log(`ratio Mailroom / sink: ${(median(ours) / median(sink)).toFixed(2)}   (target: >= 0.5)`);
+  // Issue 31's target (>= 1.5x MailDev, >= 0.5x the sink) is read under smtp-source at its
+  // default settings, a connection per message (printed after); these are kept connections.
+  console.log(`ratio Mailroom / MailDev: ${(median(ours) / median(peer)).toFixed(2)}`);
+  console.log(`ratio Mailroom / sink: ${(median(ours) / median(sink)).toFixed(2)}`);
   if (baseline) {
     console.log(`Baseline ${baseline}: median ${fmt(median(before))} msg/s   (${runs(before)})`);
     console.log(`ratio this build / baseline: ${(median(ours) / median(before)).toFixed(2)}`);
