@@ -319,6 +319,22 @@ describe('records written in the change’s own transaction', () => {
     await updateInboxSettings(box.deps, box.who, account, { mode: 'autonomous' });
   });
 
+  it('a send kept in Outbox, for a person or for its time, writes its record in the hold’s transaction', async () => {
+    const send = (c: Caller, subject: string, sendAt?: string) =>
+      sendEmail(box.deps, c, { from: account, to: ['a@example.com'], subject, text: 't', sendAt });
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = await asRequest('email.send', (c) => send(c, 'later', later));
+    const scheduledUid = (scheduled as { value: { uid: number; status: string } }).value;
+    expect(scheduledUid.status).toBe('scheduled');
+    expect(scheduled.written).toEqual([['email.send', 'ok', account, String(scheduledUid.uid)]]);
+    await updateInboxSettings(box.deps, box.who, account, { mode: 'approve_all' });
+    const held = await asRequest('email.send', (c) => send(c, 'for a person'));
+    const heldUid = (held as { value: { uid: number; status: string } }).value;
+    expect(heldUid.status).toBe('pending_approval');
+    expect(held.written).toEqual([['email.send', 'ok', account, String(heldUid.uid)]]);
+    await updateInboxSettings(box.deps, box.who, account, { mode: 'autonomous' });
+  });
+
   it('suppressions: lifting one writes its record; lifting one not there writes none', async () => {
     await suppressBounced(box.deps, box.who.userId, ['gone@example.com']);
     const lifted = await asRequest('suppression.remove', (c) =>

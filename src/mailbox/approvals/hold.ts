@@ -4,6 +4,7 @@ import type { EventRow } from '../../store/events.js';
 import type { HeldSendRow } from '../../store/held-sends.js';
 import type { InboxRow } from '../../store/inboxes.js';
 import { nowIso } from '../../store/ids.js';
+import { recordInTransaction } from '../audit/audit-context.js';
 import { remoteOf, requireRemoteFolder } from '../backend.js';
 import type { MailboxDeps } from '../deps.js';
 import { DRAFT_FLAGS } from '../drafts/drafts.js';
@@ -146,6 +147,10 @@ async function holdLocally<R extends object>(
       : { status: 'scheduled', sendAt: sendAt! };
     const response = { ...shape({ view, delivery: [] }), savedToSent: false, ...answer };
     await rememberResponse(deps, guard, response);
+    await recordInTransaction(deps, out.audit, {
+      account: inbox.address,
+      target: out.audit?.target ?? String(row.uid),
+    });
     return { kind: 'held' as const, response };
   });
   deps.bus.publish(events);
