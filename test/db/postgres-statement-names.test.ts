@@ -70,4 +70,18 @@ describe('statements run often on PostgreSQL are prepared once per connection', 
     // PostgreSQL refuses the kept plan ("cached plan must not change result type"): prepared again.
     expect(await read()).toEqual({ id: 1, name: 'circle', sides: 0 });
   });
+
+  it('runs a statement unnamed from then on when the server no longer has it (a pooler between)', async () => {
+    await db.rawRun('CREATE TABLE pooled (id integer PRIMARY KEY)');
+    await db.rawRun('INSERT INTO pooled VALUES (7)');
+    const read = () => db.rawFirst<{ id: number }>('SELECT id FROM pooled WHERE id = ?', 7);
+    await runs(6, read);
+    expect((await prepared()).filter((s) => s.includes('FROM pooled'))).toHaveLength(1);
+    // As PgBouncer in transaction mode does: the next statement meets a server connection that
+    // never prepared it.
+    await db.rawRun('DEALLOCATE ALL');
+    expect(await read()).toEqual({ id: 7 });
+    await runs(6, read);
+    expect((await prepared()).filter((s) => s.includes('FROM pooled'))).toEqual([]);
+  });
 });

@@ -12,7 +12,7 @@ import { PendingInserts } from './pending-inserts.js';
 import type { PendingRow } from './pending-inserts.js';
 import { listenForNotices } from './notices.js';
 import { SessionLocks } from './session-locks.js';
-import { StatementNames, isStalePlan } from './statement-names.js';
+import { StatementNames, namedStatementProblem } from './statement-names.js';
 import { numberPlaceholders } from './placeholders.js';
 import { withoutPassword } from './url.js';
 
@@ -324,8 +324,12 @@ export class PostgresDb implements Db {
       try {
         return await this.pool.query({ name, text: sql, values });
       } catch (error) {
-        if (!isStalePlan(error)) throw error;
-        return await this.pool.query({ name: this.names.rename(sql), text: sql, values });
+        const problem = namedStatementProblem(error);
+        if (problem === 'stale-plan')
+          return await this.pool.query({ name: this.names.rename(sql), text: sql, values });
+        if (problem !== 'missing') throw error;
+        this.names.unname(sql);
+        return await this.pool.query(sql, values);
       }
     } catch (error) {
       throw this.wrap(error);

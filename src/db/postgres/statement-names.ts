@@ -23,12 +23,14 @@ const VALUE_SENSITIVE = /@@|\bi?like\b/i;
 export class StatementNames {
   private readonly named = new Map<string, string>();
   private readonly runs = new Map<string, number>();
+  /** Texts whose named statement went missing on the server: unnamed from then on. */
+  private readonly lost = new Set<string>();
   private made = 0;
 
   /** The name to run `sql` under, or undefined to run it unnamed (parsed and planned each time). */
   nameFor(sql: string): string | undefined {
     const name = this.named.get(sql);
-    if (name !== undefined || this.named.size >= MAX_NAMED) return name;
+    if (name !== undefined || this.named.size >= MAX_NAMED || this.lost.has(sql)) return name;
     const runs = (this.runs.get(sql) ?? 0) + 1;
     if (runs < RUNS_BEFORE_NAMED) {
       if (this.runs.size >= MAX_COUNTED) this.runs.clear();
@@ -49,10 +51,21 @@ export class StatementNames {
     this.named.set(sql, name);
     return name;
   }
+
+  /**
+   * `sql` runs unnamed from now on: the server no longer had its statement, which a pooler that
+   * hands each statement to any server connection does (PgBouncer before 1.21, or without
+   * `max_prepared_statements`).
+   */
+  unname(sql: string): void {
+    this.named.delete(sql);
+    this.lost.add(sql);
+  }
 }
 
-/** The error of a named statement whose rows changed shape since it was prepared. */
-export function isStalePlan(error: unknown): boolean {
+/** What a named statement's failure asks for: a new name, running it unnamed, or nothing. */
+export function namedStatementProblem(error: unknown): 'stale-plan' | 'missing' | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === '0A000' && typeof message === 'string' && message.includes('cached plan');
+  if (code === '0A000' && typeof message === 'string' && message.includes('cached plan')) return 'stale-plan';
+  return code === '26000' ? 'missing' : undefined;
 }
