@@ -1,9 +1,11 @@
 /** Runs of one text before it is named: one-off statements (DDL, a rare look-up) never are. */
 const RUNS_BEFORE_NAMED = 5;
-/** At most this many texts named: each is a plan kept by every connection that runs it. */
+/** At most this many texts named (or unnamed for good): each is a plan kept by every connection that runs it. */
 const MAX_NAMED = 200;
 /** Texts counted toward a name at once; past it the counts start over (they only delay a name). */
-const MAX_COUNTED = 2_000;
+const MAX_COUNTED = 500;
+/** Longer texts (long IN lists, many rows at once) rarely repeat: never counted nor named. */
+const MAX_TEXT = 16_000;
 
 /**
  * Text search (`@@`) and LIKE patterns: their best plan depends on the words or the pattern (a
@@ -21,16 +23,16 @@ const VALUE_SENSITIVE = /@@|\bi?like\b/i;
  * plan only when that costs no more; `plan_cache_mode` (in the database URL's `options`) overrides.
  */
 export class StatementNames {
-  private readonly named = new Map<string, string>();
+  /** A text's name; null for one whose statement went missing on the server (unnamed from then on). */
+  private readonly named = new Map<string, string | null>();
   private readonly runs = new Map<string, number>();
-  /** Texts whose named statement went missing on the server: unnamed from then on. */
-  private readonly lost = new Set<string>();
   private made = 0;
 
   /** The name to run `sql` under, or undefined to run it unnamed (parsed and planned each time). */
   nameFor(sql: string): string | undefined {
     const name = this.named.get(sql);
-    if (name !== undefined || this.named.size >= MAX_NAMED || this.lost.has(sql)) return name;
+    if (name !== undefined) return name ?? undefined;
+    if (this.named.size >= MAX_NAMED || sql.length > MAX_TEXT) return undefined;
     const runs = (this.runs.get(sql) ?? 0) + 1;
     if (runs < RUNS_BEFORE_NAMED) {
       if (this.runs.size >= MAX_COUNTED) this.runs.clear();
@@ -58,8 +60,7 @@ export class StatementNames {
    * `max_prepared_statements`).
    */
   unname(sql: string): void {
-    this.named.delete(sql);
-    this.lost.add(sql);
+    this.named.set(sql, null);
   }
 }
 
