@@ -41,9 +41,13 @@ export function hitStatement(
   };
 }
 
-/** The count a hit's row says. */
+/**
+ * The count a hit's row says. A window a statement started a little later opened (statements at
+ * once read the clock apart, and the later may commit first) still ends within one window.
+ */
 export function windowCountOf(row: HitRow, windowMs: number): WindowCount {
-  return { hits: Number(row.hits), resetMs: Date.parse(row.window_start) + windowMs - Date.parse(row.now) };
+  const left = Date.parse(row.window_start) + windowMs - Date.parse(row.now);
+  return { hits: Number(row.hits), resetMs: Math.min(windowMs, Math.max(0, left)) };
 }
 
 /**

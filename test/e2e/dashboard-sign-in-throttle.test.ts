@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUserPassword } from '../../src/mailbox/operations/sign-in.js';
+import {
+  SIGN_IN_ATTEMPT_LIMIT,
+  SIGN_IN_WINDOW_MS,
+  SignInThrottled,
+  setUserPassword,
+  signInWithPassword,
+} from '../../src/mailbox/operations/sign-in.js';
+import { sha256Hex } from '../../src/store/ids.js';
 import { postForm } from '../helpers/dashboard-forms.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -62,6 +69,27 @@ describe('the dashboard sign-in throttle (contract 12)', { timeout: 120_000 }, (
     const after = await signIn('alice', RIGHT, '127.0.0.2');
     if (wrong === 4) await expectThrottled(after);
     else expect(after.status).toBe(303);
+  });
+
+  it('never asks to wait longer than the window, when attempts made together read their clocks apart', async () => {
+    // The window was opened by attempts whose clocks read 2 s later than this one's (requests at
+    // once take their times a few ms apart): Retry-After must still be at most 300 s.
+    const later = Date.now() + 2_000;
+    const at = (ms: number) => new Date(ms).toISOString();
+    for (let i = 0; i < SIGN_IN_ATTEMPT_LIMIT; i++) {
+      await server.mailroom.deps.store.dashboardSessions.reserveAttempt([`name:${sha256Hex('frank')}`], {
+        now: at(later),
+        windowStart: at(later - SIGN_IN_WINDOW_MS),
+        limit: SIGN_IN_ATTEMPT_LIMIT,
+      });
+    }
+    const refused = await signInWithPassword(server.mailroom.deps, {
+      name: 'frank',
+      password: 'any',
+      client: '127.0.0.9',
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SignInThrottled);
+    expect((refused as SignInThrottled).retryAfterSeconds).toBeLessThanOrEqual(SIGN_IN_WINDOW_MS / 1000);
   });
 
   it('checks at most 4 passwords for one name however many addresses send them, and charges no address for a refusal', async () => {

@@ -25,6 +25,18 @@ describe('rate windows (the shared counts of a limit)', () => {
     await eventually(async () => (await hits('key:short', 100)) === 1, 30_000);
     expect(await rateWindows.prune(0)).toBeGreaterThan(0);
   });
+
+  it('never says a window ends later than one window from now', async () => {
+    // As a statement that read the clock a moment after this one leaves it, and commits first.
+    await box.deps.store.db.rawRun(
+      'INSERT INTO rate_windows (subject, window_start, hits) VALUES (?, ?, 3)',
+      'key:ahead',
+      new Date(Date.now() + 2_000).toISOString(),
+    );
+    const window = await box.deps.store.rateWindows.hit('key:ahead', 60_000);
+    expect(window.hits).toBe(4);
+    expect(window.resetMs).toBeLessThanOrEqual(60_000);
+  });
 });
 
 describe("a key's look-up that counts its request (PostgreSQL)", () => {
