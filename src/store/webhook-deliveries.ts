@@ -119,10 +119,9 @@ export class WebhookDeliveryStore {
     // On PostgreSQL a row another transaction holds (a disable failing the webhook's deliveries,
     // another node's claim) is skipped, not waited for: waiting, this statement and a disable
     // updating the same rows in another order could each hold what the other wants.
-    const free =
-      this.db.engine === 'postgres'
-        ? `id IN (SELECT id FROM webhook_deliveries WHERE id IN (${listed}) FOR UPDATE SKIP LOCKED)`
-        : `id IN (${listed})`;
+    const free = this.db.dialect.rowLocks
+      ? `id IN (SELECT id FROM webhook_deliveries WHERE id IN (${listed}) FOR UPDATE SKIP LOCKED)`
+      : `id IN (${listed})`;
     const rows = await this.db.rawAllUnsynced<{ id: number }>(
       `UPDATE webhook_deliveries
           SET claim_id = ?, attempts = attempts + 1, next_attempt_at = ${clockPlusMs}

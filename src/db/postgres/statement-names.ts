@@ -45,8 +45,8 @@ export class StatementNames {
   }
 
   /**
-   * A new name for `sql`, whose kept plan can no longer run: another node's migration changed
-   * the shape of its rows (PostgreSQL: "cached plan must not change result type").
+   * A new name for `sql`: its first, or a fresh one when its kept plan can no longer run (another
+   * node's migration changed the shape of its rows: "cached plan must not change result type").
    */
   rename(sql: string): string {
     const name = `mailroom_${++this.made}`;
